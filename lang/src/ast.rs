@@ -1,0 +1,415 @@
+//! The IR: a typed-syntax tree of the HLSL subset.
+//!
+//! The reference interpreter runs this tree directly (it is written for
+//! clarity, not speed), and backends translate it. It derives serde so that
+//! out-of-process backends can receive it as JSON.
+
+use crate::span::Span;
+use serde::{Deserialize, Serialize};
+
+/// A shader library: every declaration and entry point of one case, as in a
+/// DXR library compiled from one HLSL file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Library {
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Item {
+    Struct(StructDecl),
+    Resource(ResourceDecl),
+    CBuffer(CBufferDecl),
+    Function(FunctionDecl),
+}
+
+impl Item {
+    pub fn name(&self) -> &str {
+        match self {
+            Item::Struct(s) => &s.name,
+            Item::Resource(r) => &r.name,
+            Item::CBuffer(c) => &c.name,
+            Item::Function(f) => &f.name,
+        }
+    }
+}
+
+/// `[attr("arg")]` before a declaration, e.g. `[shader("closesthit")]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attribute {
+    pub name: String,
+    pub args: Vec<String>,
+}
+
+/// `struct Name { fields };`, optionally `[raypayload]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StructDecl {
+    pub attributes: Vec<Attribute>,
+    pub name: String,
+    pub fields: Vec<Field>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Field {
+    pub ty: Type,
+    pub name: String,
+    /// Payload access qualifiers, `: read(caller, closesthit) : write(miss)`.
+    pub access: Vec<PayloadAccess>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AccessKind {
+    Read,
+    Write,
+}
+
+/// One payload access qualifier: `read(stages)` or `write(stages)`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PayloadAccess {
+    pub kind: AccessKind,
+    pub stages: Vec<String>,
+}
+
+/// A global resource: `RWStructuredBuffer<uint> Out : register(u0);` or
+/// `RaytracingAccelerationStructure Scene : register(t0);`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceDecl {
+    /// Storage-class keywords written before the type: `globallycoherent`,
+    /// `reordercoherent`.
+    pub storage: Vec<String>,
+    pub kind: ResourceKind,
+    pub name: String,
+    pub register: Option<Register>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ResourceKind {
+    RwStructuredBuffer(Type),
+    AccelerationStructure,
+}
+
+/// `register(u0)` or `register(b0, space1)`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Register {
+    pub slot: String,
+    pub space: Option<String>,
+}
+
+/// `cbuffer Name : register(b0, space1) { uint a; float b; }`. A cbuffer in
+/// register space 1 holds the local root constants of the shader record that
+/// runs the shader (see `cases/README.md`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CBufferDecl {
+    pub name: String,
+    pub register: Option<Register>,
+    pub fields: Vec<Field>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionDecl {
+    pub attributes: Vec<Attribute>,
+    pub return_type: Type,
+    pub name: String,
+    pub params: Vec<Param>,
+    pub body: Block,
+    pub span: Span,
+}
+
+impl FunctionDecl {
+    /// The stage named by `[shader("...")]`, if this is an entry point.
+    pub fn stage(&self) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|a| a.name == "shader")
+            .and_then(|a| a.args.first())
+            .map(String::as_str)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ParamMode {
+    /// No modifier written.
+    Default,
+    In,
+    Out,
+    InOut,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Param {
+    pub mode: ParamMode,
+    pub ty: Type,
+    pub name: String,
+    /// `: SV_...` semantics are accepted and kept, but carry no meaning here.
+    pub semantic: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ScalarType {
+    Bool,
+    Int,
+    Uint,
+    Float,
+}
+
+impl ScalarType {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::Int => "int",
+            ScalarType::Uint => "uint",
+            ScalarType::Float => "float",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ScalarType> {
+        Some(match name {
+            "bool" => ScalarType::Bool,
+            "int" => ScalarType::Int,
+            "uint" | "dword" => ScalarType::Uint,
+            "float" => ScalarType::Float,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Type {
+    Void,
+    Scalar(ScalarType),
+    Vector(ScalarType, u8),
+    /// `floatRxC`: R rows, C columns.
+    Matrix(ScalarType, u8, u8),
+    /// A user struct or a built-in struct (`RayDesc`,
+    /// `BuiltInTriangleIntersectionAttributes`).
+    Struct(String),
+    HitObject,
+    /// `RayQuery<FLAGS>`: the template argument is a constant expression.
+    RayQuery(Box<Expr>),
+    /// `T name[N]`: fixed-size local arrays.
+    Array(Box<Type>, u32),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StmtKind {
+    Block(Block),
+    /// `const? T a = e, b;`
+    Decl(VarDecl),
+    Expr(Expr),
+    If {
+        cond: Expr,
+        then_branch: Box<Stmt>,
+        else_branch: Option<Box<Stmt>>,
+    },
+    For {
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+    },
+    Break,
+    Continue,
+    Return(Option<Expr>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VarDecl {
+    pub is_const: bool,
+    pub ty: Type,
+    pub declarators: Vec<Declarator>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declarator {
+    pub name: String,
+    /// `name[N]` makes the declared type an array of N.
+    pub array_len: Option<u32>,
+    pub init: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExprKind {
+    /// An integer literal; `unsigned` for a `u` suffix; `hex` records how it
+    /// was written so that printing gives the same text.
+    IntLit {
+        value: u64,
+        unsigned: bool,
+        hex: bool,
+    },
+    /// A float literal; `suffix` for an `f` suffix. The value is kept as the
+    /// bits of an f64 so that the IR has exact equality.
+    FloatLit {
+        bits: u64,
+        suffix: bool,
+    },
+    BoolLit(bool),
+    Ident(String),
+    /// `a.b`: a struct field or a vector swizzle.
+    Member(Box<Expr>, String),
+    /// `a[i]`
+    Index(Box<Expr>, Box<Expr>),
+    /// `f(args)`: an intrinsic or a user function.
+    Call {
+        name: String,
+        args: Vec<Expr>,
+    },
+    /// `Type::method<T>(args)`, e.g. `HitObject::TraceRay(...)`.
+    StaticCall {
+        ty: String,
+        method: String,
+        template: Option<Type>,
+        args: Vec<Expr>,
+    },
+    /// `receiver.method<T>(args)`, e.g. `hit.GetAttributes<Attribs>()`.
+    MethodCall {
+        receiver: Box<Expr>,
+        method: String,
+        template: Option<Type>,
+        args: Vec<Expr>,
+    },
+    /// `float3(1, 2, 3)`
+    Construct(Type, Vec<Expr>),
+    /// `(uint)x`
+    Cast(Type, Box<Expr>),
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// `a = b`, `a += b`, ...: `None` is plain assignment.
+    Assign(Option<BinaryOp>, Box<Expr>, Box<Expr>),
+    /// `++a`, `a--`, ...
+    IncDec {
+        increment: bool,
+        prefix: bool,
+        target: Box<Expr>,
+    },
+    Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+impl ExprKind {
+    pub fn float(value: f64, suffix: bool) -> ExprKind {
+        ExprKind::FloatLit {
+            bits: value.to_bits(),
+            suffix,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnaryOp {
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+}
+
+impl UnaryOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "-",
+            UnaryOp::Plus => "+",
+            UnaryOp::Not => "!",
+            UnaryOp::BitNot => "~",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    And,
+    Or,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl BinaryOp {
+    pub fn symbol(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            Shl => "<<",
+            Shr => ">>",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            And => "&&",
+            Or => "||",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+        }
+    }
+
+    /// Binding strength, higher binds tighter (C precedence).
+    pub fn precedence(self) -> u8 {
+        use BinaryOp::*;
+        match self {
+            Or => 1,
+            And => 2,
+            BitOr => 3,
+            BitXor => 4,
+            BitAnd => 5,
+            Eq | Ne => 6,
+            Lt | Le | Gt | Ge => 7,
+            Shl | Shr => 8,
+            Add | Sub => 9,
+            Mul | Div | Rem => 10,
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
+    }
+
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinaryOp::And | BinaryOp::Or)
+    }
+}

@@ -1,0 +1,236 @@
+//! The built-in names of the language: constants, intrinsic functions, and
+//! the methods of `HitObject` and `RayQuery`.
+//!
+//! Constant values are those of HLSL's DXR headers. The SER proposal refers
+//! to ray flags, hit kinds and committed statuses by name only ("Valid
+//! combination of Ray flags as specified by TraceRay"); their values are the
+//! HLSL ones that every DXR implementation uses.
+
+/// HLSL ray flags (`RAY_FLAG_*`).
+pub mod ray_flag {
+    pub const NONE: u32 = 0x00;
+    pub const FORCE_OPAQUE: u32 = 0x01;
+    pub const FORCE_NON_OPAQUE: u32 = 0x02;
+    pub const ACCEPT_FIRST_HIT_AND_END_SEARCH: u32 = 0x04;
+    pub const SKIP_CLOSEST_HIT_SHADER: u32 = 0x08;
+    pub const CULL_BACK_FACING_TRIANGLES: u32 = 0x10;
+    pub const CULL_FRONT_FACING_TRIANGLES: u32 = 0x20;
+    pub const CULL_OPAQUE: u32 = 0x40;
+    pub const CULL_NON_OPAQUE: u32 = 0x80;
+    pub const SKIP_TRIANGLES: u32 = 0x100;
+    pub const SKIP_PROCEDURAL_PRIMITIVES: u32 = 0x200;
+    pub const FORCE_OPACITY_MICROMAP_2_STATE: u32 = 0x400;
+    /// Every flag the proposal-era HLSL defines (through
+    /// `SKIP_PROCEDURAL_PRIMITIVES`).
+    pub const DEFINED_0027: u32 = 0x3FF;
+}
+
+/// Instance flags (`D3D12_RAYTRACING_INSTANCE_FLAG_*`, the same bits as
+/// `VK_GEOMETRY_INSTANCE_*_BIT_KHR`).
+pub mod instance_flag {
+    pub const TRIANGLE_CULL_DISABLE: u32 = 0x1;
+    pub const TRIANGLE_FLIP_FACING: u32 = 0x2;
+    pub const FORCE_OPAQUE: u32 = 0x4;
+    pub const FORCE_NON_OPAQUE: u32 = 0x8;
+    pub const FORCE_OPACITY_MICROMAP_2_STATE: u32 = 0x10;
+    pub const DISABLE_OPACITY_MICROMAPS: u32 = 0x20;
+}
+
+pub const HIT_KIND_TRIANGLE_FRONT_FACE: u32 = 0xFE;
+pub const HIT_KIND_TRIANGLE_BACK_FACE: u32 = 0xFF;
+
+/// The named constants a shader may use, with their values.
+pub const CONSTANTS: &[(&str, u32)] = &[
+    ("RAY_FLAG_NONE", ray_flag::NONE),
+    ("RAY_FLAG_FORCE_OPAQUE", ray_flag::FORCE_OPAQUE),
+    ("RAY_FLAG_FORCE_NON_OPAQUE", ray_flag::FORCE_NON_OPAQUE),
+    (
+        "RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH",
+        ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH,
+    ),
+    (
+        "RAY_FLAG_SKIP_CLOSEST_HIT_SHADER",
+        ray_flag::SKIP_CLOSEST_HIT_SHADER,
+    ),
+    (
+        "RAY_FLAG_CULL_BACK_FACING_TRIANGLES",
+        ray_flag::CULL_BACK_FACING_TRIANGLES,
+    ),
+    (
+        "RAY_FLAG_CULL_FRONT_FACING_TRIANGLES",
+        ray_flag::CULL_FRONT_FACING_TRIANGLES,
+    ),
+    ("RAY_FLAG_CULL_OPAQUE", ray_flag::CULL_OPAQUE),
+    ("RAY_FLAG_CULL_NON_OPAQUE", ray_flag::CULL_NON_OPAQUE),
+    ("RAY_FLAG_SKIP_TRIANGLES", ray_flag::SKIP_TRIANGLES),
+    (
+        "RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES",
+        ray_flag::SKIP_PROCEDURAL_PRIMITIVES,
+    ),
+    (
+        "RAY_FLAG_FORCE_OPACITY_MICROMAP_2_STATE",
+        ray_flag::FORCE_OPACITY_MICROMAP_2_STATE,
+    ),
+    ("HIT_KIND_TRIANGLE_FRONT_FACE", HIT_KIND_TRIANGLE_FRONT_FACE),
+    ("HIT_KIND_TRIANGLE_BACK_FACE", HIT_KIND_TRIANGLE_BACK_FACE),
+    ("COMMITTED_NOTHING", 0),
+    ("COMMITTED_TRIANGLE_HIT", 1),
+    ("COMMITTED_PROCEDURAL_PRIMITIVE_HIT", 2),
+    ("CANDIDATE_NON_OPAQUE_TRIANGLE", 0),
+    ("CANDIDATE_PROCEDURAL_PRIMITIVE", 1),
+    // Barrier arguments (SEMANTIC_FLAG and memory type flags of HLSL's
+    // `Barrier`); REORDER_SCOPE is the proposal's addition.
+    ("UAV_MEMORY", 0x2),
+    ("GROUP_SYNC", 0x1),
+    ("GROUP_SCOPE", 0x2),
+    ("DEVICE_SCOPE", 0x4),
+    ("REORDER_SCOPE", 0x8),
+];
+
+pub fn constant(name: &str) -> Option<u32> {
+    CONSTANTS.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+}
+
+/// Static methods of `HitObject` (`HitObject::Name(...)`).
+pub const HIT_OBJECT_STATICS: &[&str] =
+    &["TraceRay", "FromRayQuery", "MakeMiss", "MakeNop", "Invoke"];
+
+/// Methods of a `HitObject` value (`hit.Name(...)`).
+pub const HIT_OBJECT_METHODS: &[&str] = &[
+    "IsMiss",
+    "IsHit",
+    "IsNop",
+    "GetRayFlags",
+    "GetRayTMin",
+    "GetRayTCurrent",
+    "GetWorldRayOrigin",
+    "GetWorldRayDirection",
+    "GetObjectRayOrigin",
+    "GetObjectRayDirection",
+    "GetObjectToWorld3x4",
+    "GetObjectToWorld4x3",
+    "GetWorldToObject3x4",
+    "GetWorldToObject4x3",
+    "GetInstanceIndex",
+    "GetInstanceID",
+    "GetGeometryIndex",
+    "GetPrimitiveIndex",
+    "GetHitKind",
+    "GetAttributes",
+    "GetShaderTableIndex",
+    "SetShaderTableIndex",
+    "LoadLocalRootTableConstant",
+];
+
+/// Methods of a `RayQuery` value: the minimal inline ray tracing that
+/// `HitObject::FromRayQuery` needs.
+pub const RAY_QUERY_METHODS: &[&str] = &[
+    "TraceRayInline",
+    "Proceed",
+    "Abort",
+    "CandidateType",
+    "CandidateTriangleRayT",
+    "CandidateProceduralPrimitiveNonOpaque",
+    "CommitNonOpaqueTriangleHit",
+    "CommitProceduralPrimitiveHit",
+    "CommittedStatus",
+    "CommittedRayT",
+    "CommittedInstanceIndex",
+    "CommittedGeometryIndex",
+    "CommittedPrimitiveIndex",
+];
+
+/// Free intrinsic functions.
+pub const INTRINSICS: &[&str] = &[
+    // Dispatch and system values.
+    "DispatchRaysIndex",
+    "DispatchRaysDimensions",
+    "RayFlags",
+    "RayTMin",
+    "RayTCurrent",
+    "WorldRayOrigin",
+    "WorldRayDirection",
+    "ObjectRayOrigin",
+    "ObjectRayDirection",
+    "ObjectToWorld3x4",
+    "ObjectToWorld4x3",
+    "WorldToObject3x4",
+    "WorldToObject4x3",
+    "InstanceIndex",
+    "InstanceID",
+    "GeometryIndex",
+    "PrimitiveIndex",
+    "HitKind",
+    // Ray tracing.
+    "TraceRay",
+    "CallShader",
+    "ReportHit",
+    "IgnoreHit",
+    "AcceptHitAndEndSearch",
+    "MaybeReorderThread",
+    "ReorderThread",
+    // Memory.
+    "Barrier",
+    "DeviceMemoryBarrier",
+    "InterlockedAdd",
+    // Waves.
+    "WaveActiveBallot",
+    "WaveIsFirstLane",
+    "WaveGetLaneIndex",
+    "WaveGetLaneCount",
+    "WaveActiveCountBits",
+    "WaveActiveSum",
+    "WaveActiveAllEqual",
+    "WaveReadLaneFirst",
+    // Arithmetic.
+    "asuint",
+    "asint",
+    "asfloat",
+    "abs",
+    "min",
+    "max",
+    "clamp",
+    "floor",
+    "ceil",
+    "sqrt",
+    "dot",
+    "cross",
+    "length",
+    "normalize",
+    "mul",
+    "transpose",
+    "countbits",
+    "all",
+    "any",
+];
+
+pub fn is_intrinsic(name: &str) -> bool {
+    INTRINSICS.contains(&name)
+}
+
+/// Names of the built-in struct types, with their fields.
+pub const BUILTIN_STRUCTS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "RayDesc",
+        &[
+            ("Origin", "float3"),
+            ("TMin", "float"),
+            ("Direction", "float3"),
+            ("TMax", "float"),
+        ],
+    ),
+    (
+        "BuiltInTriangleIntersectionAttributes",
+        &[("barycentrics", "float2")],
+    ),
+];
+
+/// Shader stages, as named in `[shader("...")]`.
+pub const STAGES: &[&str] = &[
+    "raygeneration",
+    "closesthit",
+    "anyhit",
+    "miss",
+    "intersection",
+    "callable",
+];

@@ -1,0 +1,894 @@
+//! Recursive-descent parser from shader text to the IR.
+
+use crate::ast::*;
+use crate::error::ParseError;
+use crate::lexer::{tokenize, Tok, Token};
+use crate::names;
+use crate::span::Span;
+use std::collections::HashSet;
+
+/// Parses a shader library.
+pub fn parse(src: &str) -> Result<Library, ParseError> {
+    let tokens = tokenize(src)?;
+    let mut p = Parser {
+        tokens,
+        pos: 0,
+        structs: names::BUILTIN_STRUCTS
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect(),
+        within: None,
+    };
+    p.library().map_err(|mut e| {
+        e.within = p.within.clone();
+        e
+    })
+}
+
+/// Parses the name of a scalar, vector or matrix type (`uint`, `float3`,
+/// `float3x4`).
+pub fn numeric_type(name: &str) -> Option<Type> {
+    if let Some(s) = ScalarType::from_name(name) {
+        return Some(Type::Scalar(s));
+    }
+    let base_len = name.find(|c: char| c.is_ascii_digit())?;
+    let scalar = ScalarType::from_name(&name[..base_len])?;
+    let dims = &name[base_len..];
+    let digit = |c: u8| (b'1'..=b'4').contains(&c).then_some(c - b'0');
+    match dims.as_bytes() {
+        [n] => Some(Type::Vector(scalar, digit(*n)?)),
+        [r, b'x', c] => Some(Type::Matrix(scalar, digit(*r)?, digit(*c)?)),
+        _ => None,
+    }
+}
+
+struct Parser {
+    tokens: Vec<Token>,
+    pos: usize,
+    structs: HashSet<String>,
+    within: Option<String>,
+}
+
+type PResult<T> = Result<T, ParseError>;
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.tokens[self.pos].tok
+    }
+
+    fn peek_at(&self, n: usize) -> &Tok {
+        let i = (self.pos + n).min(self.tokens.len() - 1);
+        &self.tokens[i].tok
+    }
+
+    fn span(&self) -> Span {
+        self.tokens[self.pos].span
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.tokens[self.pos].clone();
+        if self.pos + 1 < self.tokens.len() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn error<T>(&self, expected: &str) -> PResult<T> {
+        Err(ParseError::new(
+            self.span(),
+            format!("expected {expected}, found {}", self.peek().describe()),
+        ))
+    }
+
+    fn is_punct(&self, p: &str) -> bool {
+        matches!(self.peek(), Tok::Punct(q) if *q == p)
+    }
+
+    fn is_ident(&self, s: &str) -> bool {
+        matches!(self.peek(), Tok::Ident(q) if q == s)
+    }
+
+    fn eat_punct(&mut self, p: &str) -> bool {
+        if self.is_punct(p) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_punct(&mut self, p: &str) -> PResult<()> {
+        if self.eat_punct(p) {
+            Ok(())
+        } else {
+            self.error(&format!("`{p}`"))
+        }
+    }
+
+    fn ident(&mut self) -> PResult<String> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.bump();
+                Ok(s)
+            }
+            _ => self.error("a name"),
+        }
+    }
+
+    fn string(&mut self) -> PResult<String> {
+        match self.peek().clone() {
+            Tok::Str(s) => {
+                self.bump();
+                Ok(s)
+            }
+            _ => self.error("a string"),
+        }
+    }
+
+    fn uint_literal(&mut self) -> PResult<u32> {
+        match *self.peek() {
+            Tok::Int(v, ..) if v <= u32::MAX as u64 => {
+                self.bump();
+                Ok(v as u32)
+            }
+            _ => self.error("an integer"),
+        }
+    }
+
+    // ---- declarations -------------------------------------------------
+
+    fn library(&mut self) -> PResult<Library> {
+        let mut items = Vec::new();
+        while *self.peek() != Tok::Eof {
+            self.within = None;
+            items.push(self.item()?);
+        }
+        Ok(Library { items })
+    }
+
+    fn attributes(&mut self) -> PResult<Vec<Attribute>> {
+        let mut attrs = Vec::new();
+        while self.eat_punct("[") {
+            let name = self.ident()?;
+            let mut args = Vec::new();
+            if self.eat_punct("(") {
+                loop {
+                    args.push(match self.peek().clone() {
+                        Tok::Str(_) => self.string()?,
+                        Tok::Ident(_) => self.ident()?,
+                        Tok::Int(v, ..) => {
+                            self.bump();
+                            v.to_string()
+                        }
+                        _ => return self.error("an attribute argument"),
+                    });
+                    if !self.eat_punct(",") {
+                        break;
+                    }
+                }
+                self.expect_punct(")")?;
+            }
+            self.expect_punct("]")?;
+            attrs.push(Attribute { name, args });
+        }
+        Ok(attrs)
+    }
+
+    fn item(&mut self) -> PResult<Item> {
+        let span = self.span();
+        let attributes = self.attributes()?;
+        if self.is_ident("struct") {
+            return self.struct_decl(attributes, span).map(Item::Struct);
+        }
+        if self.is_ident("cbuffer") {
+            return self.cbuffer(span).map(Item::CBuffer);
+        }
+        let mut storage = Vec::new();
+        while self.is_ident("globallycoherent") || self.is_ident("reordercoherent") {
+            storage.push(self.ident()?);
+        }
+        if self.is_ident("RWStructuredBuffer") || self.is_ident("RaytracingAccelerationStructure") {
+            return self.resource(storage, span).map(Item::Resource);
+        }
+        if !storage.is_empty() {
+            return self.error("a resource type after a storage class");
+        }
+        let return_type = self.ty()?;
+        let name = self.ident()?;
+        self.within = Some(name.clone());
+        self.function(attributes, return_type, name, span)
+            .map(Item::Function)
+    }
+
+    fn struct_decl(&mut self, attributes: Vec<Attribute>, span: Span) -> PResult<StructDecl> {
+        self.bump(); // struct
+        let name = self.ident()?;
+        self.within = Some(name.clone());
+        self.expect_punct("{")?;
+        let mut fields = Vec::new();
+        while !self.eat_punct("}") {
+            fields.push(self.field()?);
+        }
+        self.expect_punct(";")?;
+        self.structs.insert(name.clone());
+        Ok(StructDecl {
+            attributes,
+            name,
+            fields,
+            span,
+        })
+    }
+
+    fn field(&mut self) -> PResult<Field> {
+        let span = self.span();
+        let ty = self.ty()?;
+        let name = self.ident()?;
+        let ty = self.array_suffix(ty)?;
+        let mut access = Vec::new();
+        while self.eat_punct(":") {
+            let kind = match self.ident()?.as_str() {
+                "read" => AccessKind::Read,
+                "write" => AccessKind::Write,
+                _ => return self.error("`read` or `write` (a payload access qualifier)"),
+            };
+            self.expect_punct("(")?;
+            let mut stages = Vec::new();
+            if !self.is_punct(")") {
+                loop {
+                    stages.push(self.ident()?);
+                    if !self.eat_punct(",") {
+                        break;
+                    }
+                }
+            }
+            self.expect_punct(")")?;
+            access.push(PayloadAccess { kind, stages });
+        }
+        self.expect_punct(";")?;
+        Ok(Field {
+            ty,
+            name,
+            access,
+            span,
+        })
+    }
+
+    fn array_suffix(&mut self, ty: Type) -> PResult<Type> {
+        if self.eat_punct("[") {
+            let n = self.uint_literal()?;
+            self.expect_punct("]")?;
+            Ok(Type::Array(Box::new(ty), n))
+        } else {
+            Ok(ty)
+        }
+    }
+
+    fn register(&mut self) -> PResult<Option<Register>> {
+        if !self.eat_punct(":") {
+            return Ok(None);
+        }
+        if !self.is_ident("register") {
+            return self.error("`register`");
+        }
+        self.bump();
+        self.expect_punct("(")?;
+        let slot = self.ident()?;
+        let space = if self.eat_punct(",") {
+            Some(self.ident()?)
+        } else {
+            None
+        };
+        self.expect_punct(")")?;
+        Ok(Some(Register { slot, space }))
+    }
+
+    fn resource(&mut self, storage: Vec<String>, span: Span) -> PResult<ResourceDecl> {
+        let kind = match self.ident()?.as_str() {
+            "RWStructuredBuffer" => {
+                self.expect_punct("<")?;
+                let elem = self.ty()?;
+                self.expect_punct(">")?;
+                ResourceKind::RwStructuredBuffer(elem)
+            }
+            _ => ResourceKind::AccelerationStructure,
+        };
+        let name = self.ident()?;
+        let register = self.register()?;
+        self.expect_punct(";")?;
+        Ok(ResourceDecl {
+            storage,
+            kind,
+            name,
+            register,
+            span,
+        })
+    }
+
+    fn cbuffer(&mut self, span: Span) -> PResult<CBufferDecl> {
+        self.bump(); // cbuffer
+        let name = self.ident()?;
+        self.within = Some(name.clone());
+        let register = self.register()?;
+        self.expect_punct("{")?;
+        let mut fields = Vec::new();
+        while !self.eat_punct("}") {
+            fields.push(self.field()?);
+        }
+        self.eat_punct(";");
+        Ok(CBufferDecl {
+            name,
+            register,
+            fields,
+            span,
+        })
+    }
+
+    fn function(
+        &mut self,
+        attributes: Vec<Attribute>,
+        return_type: Type,
+        name: String,
+        span: Span,
+    ) -> PResult<FunctionDecl> {
+        self.expect_punct("(")?;
+        let mut params = Vec::new();
+        if !self.is_punct(")") {
+            loop {
+                params.push(self.param()?);
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+        }
+        self.expect_punct(")")?;
+        let body = self.block()?;
+        Ok(FunctionDecl {
+            attributes,
+            return_type,
+            name,
+            params,
+            body,
+            span,
+        })
+    }
+
+    fn param(&mut self) -> PResult<Param> {
+        let mode = if self.is_ident("inout") {
+            ParamMode::InOut
+        } else if self.is_ident("in") {
+            ParamMode::In
+        } else if self.is_ident("out") {
+            ParamMode::Out
+        } else {
+            ParamMode::Default
+        };
+        if mode != ParamMode::Default {
+            self.bump();
+        }
+        let ty = self.ty()?;
+        let name = self.ident()?;
+        let semantic = if self.eat_punct(":") {
+            Some(self.ident()?)
+        } else {
+            None
+        };
+        Ok(Param {
+            mode,
+            ty,
+            name,
+            semantic,
+        })
+    }
+
+    // ---- types ----------------------------------------------------------
+
+    /// Whether the current token starts a type.
+    fn at_type(&self) -> bool {
+        match self.peek() {
+            Tok::Ident(s) => {
+                numeric_type(s).is_some()
+                    || matches!(s.as_str(), "void" | "HitObject" | "RayQuery")
+                    || self.structs.contains(s)
+            }
+            _ => false,
+        }
+    }
+
+    fn ty(&mut self) -> PResult<Type> {
+        let Tok::Ident(name) = self.peek().clone() else {
+            return self.error("a type");
+        };
+        if let Some(t) = numeric_type(&name) {
+            self.bump();
+            return Ok(t);
+        }
+        match name.as_str() {
+            "void" => {
+                self.bump();
+                Ok(Type::Void)
+            }
+            "HitObject" => {
+                self.bump();
+                Ok(Type::HitObject)
+            }
+            "RayQuery" => {
+                self.bump();
+                self.expect_punct("<")?;
+                // The flags argument ends at `>`: no comparison or shift
+                // operator is taken as part of it (parenthesise those).
+                let flags = self.unary()?;
+                self.expect_punct(">")?;
+                Ok(Type::RayQuery(Box::new(flags)))
+            }
+            _ if self.structs.contains(&name) => {
+                self.bump();
+                Ok(Type::Struct(name))
+            }
+            _ => self.error("a type"),
+        }
+    }
+
+    // ---- statements -----------------------------------------------------
+
+    fn block(&mut self) -> PResult<Block> {
+        self.expect_punct("{")?;
+        let mut stmts = Vec::new();
+        while !self.eat_punct("}") {
+            if *self.peek() == Tok::Eof {
+                return self.error("`}`");
+            }
+            stmts.push(self.stmt()?);
+        }
+        Ok(Block { stmts })
+    }
+
+    fn stmt(&mut self) -> PResult<Stmt> {
+        let span = self.span();
+        let kind = self.stmt_kind()?;
+        Ok(Stmt { kind, span })
+    }
+
+    fn stmt_kind(&mut self) -> PResult<StmtKind> {
+        if self.is_punct("{") {
+            return Ok(StmtKind::Block(self.block()?));
+        }
+        if let Tok::Ident(word) = self.peek().clone() {
+            match word.as_str() {
+                "if" => {
+                    self.bump();
+                    self.expect_punct("(")?;
+                    let cond = self.expr()?;
+                    self.expect_punct(")")?;
+                    let then_branch = Box::new(self.stmt()?);
+                    let else_branch = if self.is_ident("else") {
+                        self.bump();
+                        Some(Box::new(self.stmt()?))
+                    } else {
+                        None
+                    };
+                    return Ok(StmtKind::If {
+                        cond,
+                        then_branch,
+                        else_branch,
+                    });
+                }
+                "for" => {
+                    self.bump();
+                    self.expect_punct("(")?;
+                    let init = if self.eat_punct(";") {
+                        None
+                    } else {
+                        Some(Box::new(self.simple_stmt()?))
+                    };
+                    let cond = if self.is_punct(";") {
+                        None
+                    } else {
+                        Some(self.expr()?)
+                    };
+                    self.expect_punct(";")?;
+                    let step = if self.is_punct(")") {
+                        None
+                    } else {
+                        Some(self.expr()?)
+                    };
+                    self.expect_punct(")")?;
+                    let body = Box::new(self.stmt()?);
+                    return Ok(StmtKind::For {
+                        init,
+                        cond,
+                        step,
+                        body,
+                    });
+                }
+                "while" => {
+                    self.bump();
+                    self.expect_punct("(")?;
+                    let cond = self.expr()?;
+                    self.expect_punct(")")?;
+                    let body = Box::new(self.stmt()?);
+                    return Ok(StmtKind::While { cond, body });
+                }
+                "do" => {
+                    self.bump();
+                    let body = Box::new(self.stmt()?);
+                    if !self.is_ident("while") {
+                        return self.error("`while`");
+                    }
+                    self.bump();
+                    self.expect_punct("(")?;
+                    let cond = self.expr()?;
+                    self.expect_punct(")")?;
+                    self.expect_punct(";")?;
+                    return Ok(StmtKind::DoWhile { body, cond });
+                }
+                "break" => {
+                    self.bump();
+                    self.expect_punct(";")?;
+                    return Ok(StmtKind::Break);
+                }
+                "continue" => {
+                    self.bump();
+                    self.expect_punct(";")?;
+                    return Ok(StmtKind::Continue);
+                }
+                "return" => {
+                    self.bump();
+                    let value = if self.is_punct(";") {
+                        None
+                    } else {
+                        Some(self.expr()?)
+                    };
+                    self.expect_punct(";")?;
+                    return Ok(StmtKind::Return(value));
+                }
+                _ => {}
+            }
+        }
+        Ok(self.simple_stmt()?.kind)
+    }
+
+    /// A declaration or an expression statement, with its `;`.
+    fn simple_stmt(&mut self) -> PResult<Stmt> {
+        let span = self.span();
+        let is_const = self.is_ident("const");
+        if is_const
+            || (self.at_type() && matches!(self.peek_at(1), Tok::Ident(_) | Tok::Punct("<")))
+        {
+            if is_const {
+                self.bump();
+            }
+            let decl = self.var_decl(is_const)?;
+            self.expect_punct(";")?;
+            return Ok(Stmt {
+                kind: StmtKind::Decl(decl),
+                span,
+            });
+        }
+        let e = self.expr()?;
+        self.expect_punct(";")?;
+        Ok(Stmt {
+            kind: StmtKind::Expr(e),
+            span,
+        })
+    }
+
+    fn var_decl(&mut self, is_const: bool) -> PResult<VarDecl> {
+        let ty = self.ty()?;
+        let mut declarators = Vec::new();
+        loop {
+            let name = self.ident()?;
+            let array_len = if self.eat_punct("[") {
+                let n = self.uint_literal()?;
+                self.expect_punct("]")?;
+                Some(n)
+            } else {
+                None
+            };
+            let init = if self.eat_punct("=") {
+                Some(self.assignment()?)
+            } else {
+                None
+            };
+            declarators.push(Declarator {
+                name,
+                array_len,
+                init,
+            });
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        Ok(VarDecl {
+            is_const,
+            ty,
+            declarators,
+        })
+    }
+
+    // ---- expressions ----------------------------------------------------
+
+    fn expr(&mut self) -> PResult<Expr> {
+        self.assignment()
+    }
+
+    fn assignment(&mut self) -> PResult<Expr> {
+        let lhs = self.ternary()?;
+        let op = match self.peek() {
+            Tok::Punct("=") => None,
+            Tok::Punct(p) => match compound_assign(p) {
+                Some(op) => Some(op),
+                None => return Ok(lhs),
+            },
+            _ => return Ok(lhs),
+        };
+        let span = self.span();
+        self.bump();
+        let rhs = self.assignment()?;
+        Ok(Expr {
+            kind: ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)),
+            span,
+        })
+    }
+
+    fn ternary(&mut self) -> PResult<Expr> {
+        let cond = self.binary(1)?;
+        if !self.is_punct("?") {
+            return Ok(cond);
+        }
+        let span = self.span();
+        self.bump();
+        let a = self.assignment()?;
+        self.expect_punct(":")?;
+        let b = self.assignment()?;
+        Ok(Expr {
+            kind: ExprKind::Ternary(Box::new(cond), Box::new(a), Box::new(b)),
+            span,
+        })
+    }
+
+    /// Precedence climbing over binary operators of at least `min` strength.
+    fn binary(&mut self, min: u8) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        loop {
+            let Tok::Punct(p) = self.peek() else { break };
+            let Some(op) = binary_op(p) else { break };
+            if op.precedence() < min {
+                break;
+            }
+            let span = self.span();
+            self.bump();
+            let rhs = self.binary(op.precedence() + 1)?;
+            lhs = Expr {
+                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        let span = self.span();
+        let op = match self.peek() {
+            Tok::Punct("-") => Some(UnaryOp::Neg),
+            Tok::Punct("+") => Some(UnaryOp::Plus),
+            Tok::Punct("!") => Some(UnaryOp::Not),
+            Tok::Punct("~") => Some(UnaryOp::BitNot),
+            _ => None,
+        };
+        if let Some(op) = op {
+            self.bump();
+            let e = self.unary()?;
+            return Ok(Expr {
+                kind: ExprKind::Unary(op, Box::new(e)),
+                span,
+            });
+        }
+        if self.is_punct("++") || self.is_punct("--") {
+            let increment = self.is_punct("++");
+            self.bump();
+            let target = Box::new(self.unary()?);
+            return Ok(Expr {
+                kind: ExprKind::IncDec {
+                    increment,
+                    prefix: true,
+                    target,
+                },
+                span,
+            });
+        }
+        // A cast: `(type) expr`, recognised when a type name is
+        // parenthesised on its own (`(uint)x`, `(Payload)0`).
+        if self.is_punct("(") {
+            if let Tok::Ident(name) = self.peek_at(1) {
+                let is_type = numeric_type(name).is_some() || self.structs.contains(name);
+                if is_type && matches!(self.peek_at(2), Tok::Punct(")")) {
+                    self.bump();
+                    let ty = self.ty()?;
+                    self.expect_punct(")")?;
+                    let e = self.unary()?;
+                    return Ok(Expr {
+                        kind: ExprKind::Cast(ty, Box::new(e)),
+                        span,
+                    });
+                }
+            }
+        }
+        self.postfix()
+    }
+
+    fn postfix(&mut self) -> PResult<Expr> {
+        let mut e = self.primary()?;
+        loop {
+            let span = self.span();
+            if self.eat_punct(".") {
+                let name = self.ident()?;
+                let template = self.method_template(&name)?;
+                if self.is_punct("(") {
+                    let args = self.args()?;
+                    e = Expr {
+                        kind: ExprKind::MethodCall {
+                            receiver: Box::new(e),
+                            method: name,
+                            template,
+                            args,
+                        },
+                        span,
+                    };
+                } else {
+                    e = Expr {
+                        kind: ExprKind::Member(Box::new(e), name),
+                        span,
+                    };
+                }
+            } else if self.eat_punct("[") {
+                let index = self.expr()?;
+                self.expect_punct("]")?;
+                e = Expr {
+                    kind: ExprKind::Index(Box::new(e), Box::new(index)),
+                    span,
+                };
+            } else if self.is_punct("++") || self.is_punct("--") {
+                let increment = self.is_punct("++");
+                self.bump();
+                e = Expr {
+                    kind: ExprKind::IncDec {
+                        increment,
+                        prefix: false,
+                        target: Box::new(e),
+                    },
+                    span,
+                };
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    /// `<T>` after a method name that takes an explicit template argument.
+    fn method_template(&mut self, method: &str) -> PResult<Option<Type>> {
+        if method == "GetAttributes" && self.eat_punct("<") {
+            let t = self.ty()?;
+            self.expect_punct(">")?;
+            Ok(Some(t))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn args(&mut self) -> PResult<Vec<Expr>> {
+        self.expect_punct("(")?;
+        let mut args = Vec::new();
+        if !self.is_punct(")") {
+            loop {
+                args.push(self.assignment()?);
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+        }
+        self.expect_punct(")")?;
+        Ok(args)
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let span = self.span();
+        let kind = match self.peek().clone() {
+            Tok::Int(value, unsigned, hex) => {
+                self.bump();
+                ExprKind::IntLit {
+                    value,
+                    unsigned,
+                    hex,
+                }
+            }
+            Tok::Float(v, suffix) => {
+                self.bump();
+                ExprKind::float(v, suffix)
+            }
+            Tok::Punct("(") => {
+                self.bump();
+                let e = self.expr()?;
+                self.expect_punct(")")?;
+                return Ok(e);
+            }
+            Tok::Ident(name) => {
+                if name == "true" || name == "false" {
+                    self.bump();
+                    ExprKind::BoolLit(name == "true")
+                } else if let Some(ty) = numeric_type(&name) {
+                    self.bump();
+                    if !self.is_punct("(") {
+                        return self.error("`(` after a type name (a constructor)");
+                    }
+                    ExprKind::Construct(ty, self.args()?)
+                } else if matches!(self.peek_at(1), Tok::Punct("::")) {
+                    self.bump();
+                    self.bump();
+                    let method = self.ident()?;
+                    let template = self.method_template(&method)?;
+                    let args = self.args()?;
+                    ExprKind::StaticCall {
+                        ty: name,
+                        method,
+                        template,
+                        args,
+                    }
+                } else {
+                    self.bump();
+                    if self.is_punct("(") {
+                        ExprKind::Call {
+                            name,
+                            args: self.args()?,
+                        }
+                    } else {
+                        ExprKind::Ident(name)
+                    }
+                }
+            }
+            _ => return self.error("an expression"),
+        };
+        Ok(Expr { kind, span })
+    }
+}
+
+fn binary_op(p: &str) -> Option<BinaryOp> {
+    use BinaryOp::*;
+    Some(match p {
+        "+" => Add,
+        "-" => Sub,
+        "*" => Mul,
+        "/" => Div,
+        "%" => Rem,
+        "<<" => Shl,
+        ">>" => Shr,
+        "&" => BitAnd,
+        "|" => BitOr,
+        "^" => BitXor,
+        "&&" => And,
+        "||" => Or,
+        "==" => Eq,
+        "!=" => Ne,
+        "<" => Lt,
+        "<=" => Le,
+        ">" => Gt,
+        ">=" => Ge,
+        _ => return None,
+    })
+}
+
+fn compound_assign(p: &str) -> Option<BinaryOp> {
+    use BinaryOp::*;
+    Some(match p {
+        "+=" => Add,
+        "-=" => Sub,
+        "*=" => Mul,
+        "/=" => Div,
+        "%=" => Rem,
+        "<<=" => Shl,
+        ">>=" => Shr,
+        "&=" => BitAnd,
+        "|=" => BitOr,
+        "^=" => BitXor,
+        _ => return None,
+    })
+}

@@ -1,0 +1,496 @@
+//! Prints the IR back to canonical shader text.
+//!
+//! `parse(print(ir)) == ir` for every IR the parser produces, and printing is
+//! a fixpoint: `print(parse(print(ir))) == print(ir)`. Comments and layout of
+//! the original text are not kept.
+
+use crate::ast::*;
+use std::fmt::Write;
+
+pub fn print(lib: &Library) -> String {
+    let mut p = Printer::default();
+    for (i, item) in lib.items.iter().enumerate() {
+        if i > 0 {
+            p.out.push('\n');
+        }
+        p.item(item);
+    }
+    p.out
+}
+
+/// Prints one expression (for messages and for backends that emit text).
+pub fn print_expr(e: &Expr) -> String {
+    let mut p = Printer::default();
+    p.expr(e, 0);
+    p.out
+}
+
+/// Prints one type.
+pub fn print_type(t: &Type) -> String {
+    let mut p = Printer::default();
+    p.ty(t);
+    p.out
+}
+
+#[derive(Default)]
+struct Printer {
+    out: String,
+    indent: usize,
+}
+
+/// Precedence levels for parenthesisation: assignment < ternary < binary
+/// operators (1..=10) < unary < postfix.
+const ASSIGN: u8 = 0;
+const TERNARY: u8 = 0;
+const UNARY: u8 = 20;
+const POSTFIX: u8 = 30;
+
+impl Printer {
+    fn line_start(&mut self) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+    }
+
+    fn attributes(&mut self, attrs: &[Attribute]) {
+        for a in attrs {
+            self.out.push('[');
+            self.out.push_str(&a.name);
+            if !a.args.is_empty() {
+                let args: Vec<String> = a.args.iter().map(|s| format!("\"{s}\"")).collect();
+                let _ = write!(self.out, "({})", args.join(", "));
+            }
+            self.out.push(']');
+        }
+        if !attrs.is_empty() {
+            self.out.push('\n');
+        }
+    }
+
+    fn item(&mut self, item: &Item) {
+        match item {
+            Item::Struct(s) => {
+                self.attributes(&s.attributes);
+                let _ = writeln!(self.out, "struct {} {{", s.name);
+                self.fields(&s.fields);
+                self.out.push_str("};\n");
+            }
+            Item::Resource(r) => {
+                for s in &r.storage {
+                    self.out.push_str(s);
+                    self.out.push(' ');
+                }
+                match &r.kind {
+                    ResourceKind::RwStructuredBuffer(t) => {
+                        self.out.push_str("RWStructuredBuffer<");
+                        self.ty(t);
+                        self.out.push('>');
+                    }
+                    ResourceKind::AccelerationStructure => {
+                        self.out.push_str("RaytracingAccelerationStructure")
+                    }
+                }
+                let _ = write!(self.out, " {}", r.name);
+                self.register(&r.register);
+                self.out.push_str(";\n");
+            }
+            Item::CBuffer(c) => {
+                let _ = write!(self.out, "cbuffer {}", c.name);
+                self.register(&c.register);
+                self.out.push_str(" {\n");
+                self.fields(&c.fields);
+                self.out.push_str("};\n");
+            }
+            Item::Function(f) => {
+                self.attributes(&f.attributes);
+                self.ty(&f.return_type);
+                let _ = write!(self.out, " {}(", f.name);
+                for (i, p) in f.params.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    match p.mode {
+                        ParamMode::Default => {}
+                        ParamMode::In => self.out.push_str("in "),
+                        ParamMode::Out => self.out.push_str("out "),
+                        ParamMode::InOut => self.out.push_str("inout "),
+                    }
+                    self.ty(&p.ty);
+                    let _ = write!(self.out, " {}", p.name);
+                    if let Some(s) = &p.semantic {
+                        let _ = write!(self.out, " : {s}");
+                    }
+                }
+                self.out.push_str(") ");
+                self.block(&f.body);
+                self.out.push('\n');
+            }
+        }
+    }
+
+    fn register(&mut self, r: &Option<Register>) {
+        if let Some(r) = r {
+            let _ = write!(self.out, " : register({}", r.slot);
+            if let Some(s) = &r.space {
+                let _ = write!(self.out, ", {s}");
+            }
+            self.out.push(')');
+        }
+    }
+
+    fn fields(&mut self, fields: &[Field]) {
+        self.indent += 1;
+        for f in fields {
+            self.line_start();
+            self.declared(&f.ty, &f.name);
+            for a in &f.access {
+                let kind = match a.kind {
+                    AccessKind::Read => "read",
+                    AccessKind::Write => "write",
+                };
+                let _ = write!(self.out, " : {kind}({})", a.stages.join(", "));
+            }
+            self.out.push_str(";\n");
+        }
+        self.indent -= 1;
+    }
+
+    /// `T name` or `T name[N]` for array types.
+    fn declared(&mut self, ty: &Type, name: &str) {
+        match ty {
+            Type::Array(elem, n) => {
+                self.ty(elem);
+                let _ = write!(self.out, " {name}[{n}]");
+            }
+            _ => {
+                self.ty(ty);
+                let _ = write!(self.out, " {name}");
+            }
+        }
+    }
+
+    fn ty(&mut self, t: &Type) {
+        match t {
+            Type::Void => self.out.push_str("void"),
+            Type::Scalar(s) => self.out.push_str(s.name()),
+            Type::Vector(s, n) => {
+                let _ = write!(self.out, "{}{n}", s.name());
+            }
+            Type::Matrix(s, r, c) => {
+                let _ = write!(self.out, "{}{r}x{c}", s.name());
+            }
+            Type::Struct(n) => self.out.push_str(n),
+            Type::HitObject => self.out.push_str("HitObject"),
+            Type::RayQuery(flags) => {
+                self.out.push_str("RayQuery<");
+                self.expr(flags, POSTFIX);
+                self.out.push('>');
+            }
+            Type::Array(elem, n) => {
+                self.ty(elem);
+                let _ = write!(self.out, "[{n}]");
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Block) {
+        self.out.push_str("{\n");
+        self.indent += 1;
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+        self.indent -= 1;
+        self.line_start();
+        self.out.push('}');
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        self.line_start();
+        self.stmt_body(s);
+        self.out.push('\n');
+    }
+
+    /// A statement after its indentation, without the final newline.
+    fn stmt_body(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Block(b) => self.block(b),
+            StmtKind::Decl(d) => {
+                self.decl(d);
+                self.out.push(';');
+            }
+            StmtKind::Expr(e) => {
+                self.expr(e, ASSIGN);
+                self.out.push(';');
+            }
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                self.out.push_str("if (");
+                self.expr(cond, ASSIGN);
+                self.out.push(')');
+                self.branch(then_branch);
+                if let Some(e) = else_branch {
+                    if matches!(then_branch.kind, StmtKind::Block(_)) {
+                        self.out.push(' ');
+                    } else {
+                        self.out.push('\n');
+                        self.line_start();
+                    }
+                    self.out.push_str("else");
+                    if matches!(e.kind, StmtKind::If { .. }) {
+                        self.out.push(' ');
+                        self.stmt_body(e);
+                    } else {
+                        self.branch(e);
+                    }
+                }
+            }
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                self.out.push_str("for (");
+                match init {
+                    Some(i) => self.stmt_body(i),
+                    None => self.out.push(';'),
+                }
+                if let Some(c) = cond {
+                    self.out.push(' ');
+                    self.expr(c, ASSIGN);
+                }
+                self.out.push(';');
+                if let Some(st) = step {
+                    self.out.push(' ');
+                    self.expr(st, ASSIGN);
+                }
+                self.out.push(')');
+                self.branch(body);
+            }
+            StmtKind::While { cond, body } => {
+                self.out.push_str("while (");
+                self.expr(cond, ASSIGN);
+                self.out.push(')');
+                self.branch(body);
+            }
+            StmtKind::DoWhile { body, cond } => {
+                self.out.push_str("do");
+                self.branch(body);
+                if matches!(body.kind, StmtKind::Block(_)) {
+                    self.out.push(' ');
+                } else {
+                    self.out.push('\n');
+                    self.line_start();
+                }
+                self.out.push_str("while (");
+                self.expr(cond, ASSIGN);
+                self.out.push_str(");");
+            }
+            StmtKind::Break => self.out.push_str("break;"),
+            StmtKind::Continue => self.out.push_str("continue;"),
+            StmtKind::Return(v) => {
+                self.out.push_str("return");
+                if let Some(v) = v {
+                    self.out.push(' ');
+                    self.expr(v, ASSIGN);
+                }
+                self.out.push(';');
+            }
+        }
+    }
+
+    /// The body of `if`/`for`/`while`: a block on the same line, any other
+    /// statement indented on the next.
+    fn branch(&mut self, s: &Stmt) {
+        if let StmtKind::Block(b) = &s.kind {
+            self.out.push(' ');
+            self.block(b);
+        } else {
+            self.out.push('\n');
+            self.indent += 1;
+            self.line_start();
+            self.stmt_body(s);
+            self.indent -= 1;
+        }
+    }
+
+    fn decl(&mut self, d: &VarDecl) {
+        if d.is_const {
+            self.out.push_str("const ");
+        }
+        self.ty(&d.ty);
+        for (i, dc) in d.declarators.iter().enumerate() {
+            self.out.push_str(if i == 0 { " " } else { ", " });
+            self.out.push_str(&dc.name);
+            if let Some(n) = dc.array_len {
+                let _ = write!(self.out, "[{n}]");
+            }
+            if let Some(init) = &dc.init {
+                self.out.push_str(" = ");
+                self.expr(init, ASSIGN);
+            }
+        }
+    }
+
+    fn args(&mut self, args: &[Expr]) {
+        self.out.push('(');
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.expr(a, ASSIGN);
+        }
+        self.out.push(')');
+    }
+
+    fn template(&mut self, t: &Option<Type>) {
+        if let Some(t) = t {
+            self.out.push('<');
+            self.ty(t);
+            self.out.push('>');
+        }
+    }
+
+    /// Prints `e` in a context that binds at strength `min`: parenthesised
+    /// when `e` binds more loosely.
+    fn expr(&mut self, e: &Expr, min: u8) {
+        let own = strength(e);
+        let paren = own < min;
+        if paren {
+            self.out.push('(');
+        }
+        match &e.kind {
+            ExprKind::IntLit {
+                value,
+                unsigned,
+                hex,
+            } => {
+                if *hex {
+                    let _ = write!(self.out, "0x{value:X}");
+                } else {
+                    let _ = write!(self.out, "{value}");
+                }
+                if *unsigned {
+                    self.out.push('u');
+                }
+            }
+            ExprKind::FloatLit { bits, suffix } => {
+                let _ = write!(self.out, "{:?}", f64::from_bits(*bits));
+                if *suffix {
+                    self.out.push('f');
+                }
+            }
+            ExprKind::BoolLit(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            ExprKind::Ident(n) => self.out.push_str(n),
+            ExprKind::Member(r, name) => {
+                self.expr(r, POSTFIX);
+                let _ = write!(self.out, ".{name}");
+            }
+            ExprKind::Index(r, i) => {
+                self.expr(r, POSTFIX);
+                self.out.push('[');
+                self.expr(i, ASSIGN);
+                self.out.push(']');
+            }
+            ExprKind::Call { name, args } => {
+                self.out.push_str(name);
+                self.args(args);
+            }
+            ExprKind::StaticCall {
+                ty,
+                method,
+                template,
+                args,
+            } => {
+                let _ = write!(self.out, "{ty}::{method}");
+                self.template(template);
+                self.args(args);
+            }
+            ExprKind::MethodCall {
+                receiver,
+                method,
+                template,
+                args,
+            } => {
+                self.expr(receiver, POSTFIX);
+                let _ = write!(self.out, ".{method}");
+                self.template(template);
+                self.args(args);
+            }
+            ExprKind::Construct(t, args) => {
+                self.ty(t);
+                self.args(args);
+            }
+            ExprKind::Cast(t, x) => {
+                self.out.push('(');
+                self.ty(t);
+                self.out.push(')');
+                self.expr(x, UNARY);
+            }
+            ExprKind::Unary(op, x) => {
+                self.out.push_str(op.symbol());
+                // `- -x` must not print as `--x`.
+                let nested_sign = matches!(
+                    x.kind,
+                    ExprKind::Unary(..) | ExprKind::IncDec { prefix: true, .. }
+                );
+                self.expr(x, if nested_sign { POSTFIX } else { UNARY });
+            }
+            ExprKind::Binary(op, a, b) => {
+                let p = op.precedence();
+                self.expr(a, p);
+                let _ = write!(self.out, " {} ", op.symbol());
+                self.expr(b, p + 1);
+            }
+            ExprKind::Assign(op, a, b) => {
+                self.expr(a, UNARY);
+                match op {
+                    None => self.out.push_str(" = "),
+                    Some(op) => {
+                        let _ = write!(self.out, " {}= ", op.symbol());
+                    }
+                }
+                self.expr(b, ASSIGN);
+            }
+            ExprKind::IncDec {
+                increment,
+                prefix,
+                target,
+            } => {
+                let sym = if *increment { "++" } else { "--" };
+                if *prefix {
+                    self.out.push_str(sym);
+                    self.expr(target, UNARY);
+                } else {
+                    self.expr(target, POSTFIX);
+                    self.out.push_str(sym);
+                }
+            }
+            ExprKind::Ternary(c, a, b) => {
+                self.expr(c, 1);
+                self.out.push_str(" ? ");
+                self.expr(a, ASSIGN);
+                self.out.push_str(" : ");
+                self.expr(b, ASSIGN);
+            }
+        }
+        if paren {
+            self.out.push(')');
+        }
+    }
+}
+
+/// How tightly an expression binds when printed without parentheses.
+fn strength(e: &Expr) -> u8 {
+    match &e.kind {
+        ExprKind::Assign(..) => ASSIGN,
+        ExprKind::Ternary(..) => TERNARY,
+        ExprKind::Binary(op, ..) => op.precedence(),
+        ExprKind::Unary(..) | ExprKind::Cast(..) => UNARY,
+        ExprKind::IncDec { prefix: true, .. } => UNARY,
+        _ => POSTFIX,
+    }
+}
