@@ -649,9 +649,7 @@ impl Parser {
     /// Precedence climbing over binary operators of at least `min` strength.
     fn binary(&mut self, min: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
-        loop {
-            let Tok::Punct(p) = self.peek() else { break };
-            let Some(op) = binary_op(p) else { break };
+        while let Some(op) = self.peek_binary_op() {
             if op.precedence() < min {
                 break;
             }
@@ -664,6 +662,13 @@ impl Parser {
             };
         }
         Ok(lhs)
+    }
+
+    fn peek_binary_op(&self) -> Option<BinaryOp> {
+        match self.peek() {
+            Tok::Punct(p) => binary_op(p),
+            _ => None,
+        }
     }
 
     fn unary(&mut self) -> PResult<Expr> {

@@ -1,0 +1,119 @@
+//! Implementation choices, explored rather than picked.
+//!
+//! Wherever the documents let an implementation decide (a candidate at
+//! exactly `t = tmax` "may be set as the current closest hit or dropped", the
+//! order of candidates is not guaranteed, a comparison falls within the
+//! precision an implementation is allowed), the reference asks a [`Chooser`]
+//! for one of the `n` alternatives. The driver in [`crate::exec`] re-runs the
+//! dispatch until every sequence of choices has been taken, and reports the
+//! union of the results as the legal outcomes.
+
+/// Supplies the alternative to take at each choice point.
+pub trait Chooser {
+    /// Picks one of `n` alternatives (`n >= 2`); `why` says what the choice
+    /// is, for reports.
+    fn choose(&mut self, n: usize, why: &'static str) -> usize;
+}
+
+/// A depth-first walk over the tree of choice sequences of one thread.
+///
+/// Each run replays `prefix` and takes alternative 0 at every choice beyond
+/// it, recording how many alternatives there were; [`ChoiceLog::advance`]
+/// then moves to the next unexplored sequence.
+#[derive(Clone, Debug, Default)]
+pub struct ChoiceLog {
+    /// `(taken, of)` for each choice made in the current run.
+    taken: Vec<(usize, usize)>,
+    /// The sequence to replay at the start of the next run.
+    prefix: Vec<usize>,
+    /// Position in the current run.
+    pos: usize,
+    exhausted: bool,
+    /// What the choices were about, first occurrence first.
+    pub reasons: Vec<&'static str>,
+}
+
+impl ChoiceLog {
+    /// Prepares for the next run.
+    pub fn start_run(&mut self) {
+        self.taken.clear();
+        self.pos = 0;
+    }
+
+    /// Moves to the next unexplored sequence; returns `false` when this
+    /// thread has taken every sequence. An exhausted log replays its first
+    /// sequence, so that a thread with fewer paths than its neighbours still
+    /// runs.
+    pub fn advance(&mut self) -> bool {
+        if self.exhausted {
+            return false;
+        }
+        while let Some((taken, of)) = self.taken.pop() {
+            if taken + 1 < of {
+                self.prefix = self.taken.iter().map(|(t, _)| *t).collect();
+                self.prefix.push(taken + 1);
+                return true;
+            }
+        }
+        self.exhausted = true;
+        self.prefix.clear();
+        false
+    }
+
+    pub fn is_exhausted(&self) -> bool {
+        self.exhausted
+    }
+
+    /// Whether any choice was met in the last run.
+    pub fn made_choices(&self) -> bool {
+        !self.taken.is_empty()
+    }
+}
+
+impl Chooser for ChoiceLog {
+    fn choose(&mut self, n: usize, why: &'static str) -> usize {
+        debug_assert!(n >= 2);
+        let pick = if self.exhausted {
+            0
+        } else {
+            self.prefix.get(self.pos).copied().unwrap_or(0).min(n - 1)
+        };
+        self.pos += 1;
+        self.taken.push((pick, n));
+        if !self.reasons.contains(&why) {
+            self.reasons.push(why);
+        }
+        pick
+    }
+}
+
+/// A chooser that always takes the first alternative (for callers that want
+/// one legal result, such as accessor tests).
+pub struct First;
+
+impl Chooser for First {
+    fn choose(&mut self, _: usize, _: &'static str) -> usize {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_every_sequence_once() {
+        let mut log = ChoiceLog::default();
+        let mut seen = Vec::new();
+        loop {
+            log.start_run();
+            let a = log.choose(2, "a");
+            let b = if a == 1 { log.choose(3, "b") } else { 0 };
+            seen.push((a, b));
+            if !log.advance() {
+                break;
+            }
+        }
+        assert_eq!(seen, vec![(0, 0), (1, 0), (1, 1), (1, 2)]);
+    }
+}

@@ -1,0 +1,356 @@
+//! Expressions of the case language.
+
+use super::ops;
+use super::place::{swizzle, Place};
+use super::thread::{fault, BoxFut, Ex, Exit, Thread};
+use crate::outcome::FaultCode;
+use crate::value::{Scalar, Value};
+use ser_lang::ast::*;
+use ser_lang::names;
+
+impl<'a> Thread<'a> {
+    pub fn convert_to(&mut self, ty: &Type, v: Value) -> Ex<Value> {
+        Ok(ops::convert(v, ty, self.w.program, &mut self.log)?)
+    }
+
+    /// Evaluates an expression; faults carry the location of the statement.
+    pub fn eval<'s>(&'s mut self, e: &'a Expr) -> BoxFut<'s, Ex<Value>> {
+        Box::pin(async move {
+            self.step()?;
+            match self.eval_kind(e).await {
+                Err(Exit::Fault(f)) => Err(Exit::Fault(Box::new(self.locate(*f)))),
+                other => other,
+            }
+        })
+    }
+
+    async fn eval_kind(&mut self, e: &'a Expr) -> Ex<Value> {
+        match &e.kind {
+            ExprKind::IntLit {
+                value, unsigned, ..
+            } => int_literal(*value, *unsigned),
+            ExprKind::FloatLit { bits, .. } => Ok(Value::float(f64::from_bits(*bits) as f32)),
+            ExprKind::BoolLit(b) => Ok(Value::boolean(*b)),
+            ExprKind::Ident(n) => self.ident(n),
+            ExprKind::Member(base, name) => {
+                let v = self.eval(base).await?;
+                self.member(v, name)
+            }
+            ExprKind::Index(base, index) => {
+                if let ExprKind::Ident(n) = &base.kind {
+                    if let Some(b) = self.w.program.buffer_index(n) {
+                        let i = self.scalar_arg(index).await?;
+                        return Ok(self.shared.memory.borrow().load(self.id, b, &i)?);
+                    }
+                }
+                let v = self.eval(base).await?;
+                let i = self.scalar_arg(index).await?;
+                if let Some(why) = &i.unspecified {
+                    return fault(
+                        FaultCode::UnspecifiedControl,
+                        format!("an index is unspecified ({why})"),
+                    );
+                }
+                index_value(v, i.bits as usize)
+            }
+            ExprKind::Call { name, args } => self.call(name, args).await,
+            ExprKind::StaticCall {
+                ty,
+                method,
+                template,
+                args,
+                ..
+            } => self.static_call(ty, method, template.as_ref(), args).await,
+            ExprKind::MethodCall {
+                receiver,
+                method,
+                template,
+                args,
+            } => {
+                self.method_call(receiver, method, template.as_ref(), args)
+                    .await
+            }
+            ExprKind::Construct(ty, args) => {
+                let mut comps = Vec::new();
+                for a in args {
+                    comps.extend(self.eval(a).await?.components());
+                }
+                construct(ty, comps, &mut self.log)
+            }
+            ExprKind::Cast(ty, x) => {
+                let v = self.eval(x).await?;
+                self.convert_to(ty, v)
+            }
+            ExprKind::Unary(op, x) => {
+                let v = self.eval(x).await?;
+                Ok(ops::unary(*op, &v, &mut self.log)?)
+            }
+            ExprKind::Binary(op, a, b) if op.is_logical() => {
+                // Short-circuit, as HLSL 2021 does for scalars.
+                let left = self.condition(a).await?;
+                let decided = if *op == BinaryOp::And { !left } else { left };
+                if decided {
+                    return Ok(Value::boolean(left));
+                }
+                Ok(Value::boolean(self.condition(b).await?))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let x = self.eval(a).await?;
+                let y = self.eval(b).await?;
+                Ok(ops::binary(*op, &x, &y, &mut self.log)?)
+            }
+            ExprKind::Assign(op, target, value) => {
+                let v = self.eval(value).await?;
+                let place = self.place(target).await?;
+                let v = match op {
+                    None => v,
+                    Some(op) => {
+                        let current = self.read_place(&place)?;
+                        ops::binary(*op, &current, &v, &mut self.log)?
+                    }
+                };
+                self.write_place(&place, v)?;
+                self.read_place(&place)
+            }
+            ExprKind::IncDec {
+                increment,
+                prefix,
+                target,
+            } => {
+                let place = self.place(target).await?;
+                let old = self.read_place(&place)?;
+                let op = if *increment {
+                    BinaryOp::Add
+                } else {
+                    BinaryOp::Sub
+                };
+                let new = ops::binary(op, &old, &Value::Scalar(Scalar::int(1)), &mut self.log)?;
+                self.write_place(&place, new)?;
+                if *prefix {
+                    self.read_place(&place)
+                } else {
+                    Ok(old)
+                }
+            }
+            ExprKind::Ternary(c, a, b) => {
+                if self.condition(c).await? {
+                    self.eval(a).await
+                } else {
+                    self.eval(b).await
+                }
+            }
+        }
+    }
+
+    /// Evaluates an expression that must give a scalar.
+    pub async fn scalar_arg(&mut self, e: &'a Expr) -> Ex<Scalar> {
+        match self.eval(e).await? {
+            Value::Scalar(s) => Ok(s),
+            other => fault(
+                FaultCode::Unsupported,
+                format!("expected a scalar, found {}", other.type_name()),
+            ),
+        }
+    }
+
+    /// Evaluates an expression that must give an unsigned integer whose
+    /// value decides what runs (an index, a flag set): it may not be
+    /// unspecified.
+    pub async fn uint_arg(&mut self, e: &'a Expr, what: &str) -> Ex<u32> {
+        let s = self.scalar_arg(e).await?;
+        if let Some(why) = &s.unspecified {
+            return fault(
+                FaultCode::UnspecifiedControl,
+                format!("{what} is unspecified ({why})"),
+            );
+        }
+        let s = s.convert(ScalarType::Uint, &mut self.log);
+        Ok(s.bits)
+    }
+
+    fn ident(&mut self, n: &str) -> Ex<Value> {
+        if let Some(v) = self.local_mut(n) {
+            return Ok(v.clone());
+        }
+        if let Some(c) = names::constant(n) {
+            return Ok(Value::uint(c));
+        }
+        if let Some((_, ty, offset)) = self.w.program.local_constants.iter().find(|(c, ..)| c == n)
+        {
+            return Ok(self.local_root_constant(ty, *offset));
+        }
+        fault(
+            FaultCode::Unsupported,
+            format!("`{n}` cannot be used as a value here"),
+        )
+    }
+
+    /// A field of the local root constant buffer, read from the record of
+    /// the running shader.
+    fn local_root_constant(&self, ty: &Type, offset: u32) -> Value {
+        let constants = &self.invocation().constants;
+        let (scalar, n) = match ty {
+            Type::Vector(s, n) => (*s, *n as usize),
+            Type::Scalar(s) => (*s, 1),
+            _ => (ScalarType::Uint, 1),
+        };
+        let word = |k: usize| match constants.get(offset as usize / 4 + k) {
+            Some(bits) => Scalar::new(scalar, *bits),
+            None => Scalar::unspecified(
+                scalar,
+                "a local root constant past the end of the record's constants",
+            ),
+        };
+        if n == 1 {
+            Value::Scalar(word(0))
+        } else {
+            Value::Vector((0..n).map(word).collect())
+        }
+    }
+
+    fn member(&mut self, v: Value, name: &str) -> Ex<Value> {
+        match v {
+            Value::Struct { name: s, fields } => match self.w.program.field_index(&s, name) {
+                Some((i, _)) => Ok(fields[i].clone()),
+                None => fault(
+                    FaultCode::Unsupported,
+                    format!("struct `{s}` has no field `{name}`"),
+                ),
+            },
+            Value::Vector(c) => match swizzle(name, c.len()) {
+                Some(ix) if ix.len() == 1 => Ok(Value::Scalar(c[ix[0]].clone())),
+                Some(ix) => Ok(Value::Vector(ix.iter().map(|&i| c[i].clone()).collect())),
+                None => fault(
+                    FaultCode::Unsupported,
+                    format!("`.{name}` is not a swizzle of a {}-vector", c.len()),
+                ),
+            },
+            Value::Scalar(s) => match swizzle(name, 1) {
+                Some(ix) if ix.len() == 1 => Ok(Value::Scalar(s)),
+                Some(ix) => Ok(Value::Vector(vec![s; ix.len()])),
+                None => fault(FaultCode::Unsupported, format!("`.{name}` on a scalar")),
+            },
+            other => fault(
+                FaultCode::Unsupported,
+                format!("`.{name}` on {}", other.type_name()),
+            ),
+        }
+    }
+
+    /// A call of an intrinsic or of a user function. User functions take
+    /// `out` and `inout` arguments by copy-in, copy-out.
+    async fn call(&mut self, name: &'a str, args: &'a [Expr]) -> Ex<Value> {
+        let w = self.w;
+        let Some(f) = w.program.function(name) else {
+            return self.intrinsic(name, args).await;
+        };
+        let mut values = Vec::with_capacity(args.len());
+        let mut places: Vec<Option<Place>> = Vec::with_capacity(args.len());
+        for (p, a) in f.params.iter().zip(args) {
+            if matches!(p.mode, ParamMode::Out | ParamMode::InOut) {
+                let place = self.place(a).await?;
+                values.push(if p.mode == ParamMode::InOut {
+                    self.read_place(&place)?
+                } else {
+                    Value::uint(0)
+                });
+                places.push(Some(place));
+            } else {
+                values.push(self.eval(a).await?);
+                places.push(None);
+            }
+        }
+        self.event();
+        let depth = self.path.len();
+        let (result, finals) = self.call_function(f, values).await;
+        self.path.truncate(depth);
+        let ret = result?;
+        for (place, v) in places.into_iter().zip(finals) {
+            if let Some(place) = place {
+                self.write_place(&place, v)?;
+            }
+        }
+        Ok(ret.unwrap_or(Value::Struct {
+            name: "void".into(),
+            fields: Vec::new(),
+        }))
+    }
+
+    /// Evaluates every argument.
+    pub async fn eval_args(&mut self, args: &'a [Expr]) -> Ex<Vec<Value>> {
+        let mut out = Vec::with_capacity(args.len());
+        for a in args {
+            out.push(self.eval(a).await?);
+        }
+        Ok(out)
+    }
+}
+
+fn int_literal(value: u64, unsigned: bool) -> Ex<Value> {
+    if !unsigned && value <= i32::MAX as u64 {
+        Ok(Value::Scalar(Scalar::int(value as i32)))
+    } else if value <= u32::MAX as u64 {
+        Ok(Value::uint(value as u32))
+    } else {
+        fault(
+            FaultCode::Unsupported,
+            format!("integer literal {value} does not fit in 32 bits"),
+        )
+    }
+}
+
+/// `v[i]` for vectors, matrix rows and arrays.
+pub(super) fn index_value(v: Value, i: usize) -> Ex<Value> {
+    match v {
+        Value::Vector(c) if i < c.len() => Ok(Value::Scalar(c[i].clone())),
+        Value::Matrix { rows, cols, elems } if i < rows as usize => {
+            let c = cols as usize;
+            Ok(Value::Vector(elems[i * c..(i + 1) * c].to_vec()))
+        }
+        Value::Array(items) if i < items.len() => Ok(items[i].clone()),
+        other => fault(
+            FaultCode::Unsupported,
+            format!("index {i} out of range of {}", other.type_name()),
+        ),
+    }
+}
+
+/// `T(args)`: the components of the arguments in order make the value.
+fn construct(ty: &Type, comps: Vec<Scalar>, log: &mut crate::choice::ChoiceLog) -> Ex<Value> {
+    let (scalar, n) = match ty {
+        Type::Scalar(s) => (*s, 1),
+        Type::Vector(s, n) => (*s, *n as usize),
+        Type::Matrix(s, r, c) => (*s, (*r as usize) * (*c as usize)),
+        _ => {
+            return fault(
+                FaultCode::Unsupported,
+                "only numeric types have constructors",
+            )
+        }
+    };
+    let comps: Vec<Scalar> = if comps.len() == 1 && n > 1 {
+        vec![comps[0].clone(); n]
+    } else if comps.len() == n {
+        comps
+    } else {
+        return fault(
+            FaultCode::Unsupported,
+            format!(
+                "{} takes {n} components, {} given",
+                ser_lang::printer::print_type(ty),
+                comps.len()
+            ),
+        );
+    };
+    let comps: Vec<Scalar> = comps.iter().map(|s| s.convert(scalar, log)).collect();
+    Ok(match ty {
+        Type::Scalar(_) => Value::Scalar(comps[0].clone()),
+        Type::Vector(..) => Value::Vector(comps),
+        Type::Matrix(_, r, c) => Value::Matrix {
+            rows: *r,
+            cols: *c,
+            elems: comps,
+        },
+        _ => unreachable!("checked above"),
+    })
+}

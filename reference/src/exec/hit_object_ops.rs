@@ -1,0 +1,474 @@
+//! `HitObject::*` static functions and the methods of `HitObject` and
+//! `RayQuery` values.
+
+use super::thread::{fault, Ex, Thread};
+use crate::hit_object::{self, HitObject};
+use crate::outcome::{Fault, FaultCode};
+use crate::program::{Program, Stage};
+use crate::ray::Ray;
+use crate::ray_query::{RayQuery, NO_ATTRIBUTES};
+use crate::sbt::{load_local_root_constant, ConstantLoad, Table};
+use crate::value::{new_value, Fill, Scalar, StructLayouts, Value};
+use ser_lang::ast::{Expr, ScalarType, Type};
+
+/// The scalar layout of a type: two attribute types match when their
+/// layouts do (the reading the suite takes of "attr_t must match").
+fn layout(t: &Type, program: &Program, out: &mut Vec<ScalarType>) {
+    match t {
+        Type::Scalar(s) => out.push(*s),
+        Type::Vector(s, n) => out.extend(std::iter::repeat_n(*s, *n as usize)),
+        Type::Matrix(s, r, c) => out.extend(std::iter::repeat_n(*s, (*r as usize) * (*c as usize))),
+        Type::Struct(n) => {
+            for (_, ft) in program.fields_of(n).unwrap_or(&[]) {
+                layout(ft, program, out);
+            }
+        }
+        Type::Array(e, n) => {
+            for _ in 0..*n {
+                layout(e, program, out);
+            }
+        }
+        _ => out.push(ScalarType::Bool),
+    }
+}
+
+/// Whether a value of struct `have` can be read as type `want`.
+pub(super) fn attributes_match(have: &str, want: &Type, program: &Program) -> bool {
+    if let Type::Struct(w) = want {
+        if w == have {
+            return true;
+        }
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    layout(&Type::Struct(have.to_string()), program, &mut a);
+    layout(want, program, &mut b);
+    a == b
+}
+
+impl<'a> Thread<'a> {
+    /// `HitObject` and its functions exist only in raygeneration, closest-hit
+    /// and miss shaders (`ser.hit_object.stages.raygen_closesthit_miss_only`).
+    fn hit_object_stage(&self, what: &str) -> Ex<()> {
+        match self.stage() {
+            Stage::RayGeneration | Stage::ClosestHit | Stage::Miss => Ok(()),
+            s => Err(Fault::new(
+                FaultCode::InvalidStage,
+                format!("`{what}` in a {} shader", s.name()),
+            )
+            .clause("ser.hit_object.stages.raygen_closesthit_miss_only")
+            .into()),
+        }
+    }
+
+    pub async fn static_call(
+        &mut self,
+        ty: &str,
+        method: &'a str,
+        _template: Option<&'a Type>,
+        args: &'a [Expr],
+    ) -> Ex<Value> {
+        self.hit_object_stage(&format!("{ty}::{method}"))?;
+        let arity = |n: usize| -> Ex<()> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                fault(
+                    FaultCode::Unsupported,
+                    format!(
+                        "`HitObject::{method}` takes {n} argument(s), {} given",
+                        args.len()
+                    ),
+                )
+            }
+        };
+        match method {
+            "TraceRay" => self.hit_object_trace_ray(args).await,
+            "Invoke" => {
+                arity(2)?;
+                self.hit_object_invoke(args).await
+            }
+            // `ser.hit_object.make_nop.neither_hit_nor_miss`
+            "MakeNop" => {
+                arity(0)?;
+                Ok(Value::HitObject(Box::new(HitObject::Nop)))
+            }
+            "MakeMiss" => {
+                arity(3)?;
+                let flags = self.uint_arg(&args[0], "the ray flags").await?;
+                let miss = self.uint_arg(&args[1], "the miss shader index").await?;
+                let desc = self.eval(&args[2]).await?;
+                let ray = Ray::from_desc(flags, &desc)?;
+                let obj = hit_object::make_miss(flags, miss, ray, self.w.options.profile);
+                // "The miss shader index must reference a valid shader table
+                // record" (`ser.hit_object.make_miss.miss_index_must_be_valid`).
+                if let Some((table, index)) = obj.record() {
+                    self.check_record(
+                        table,
+                        index,
+                        "ser.hit_object.make_miss.miss_index_must_be_valid",
+                    )?;
+                }
+                Ok(Value::HitObject(Box::new(obj)))
+            }
+            "FromRayQuery" => {
+                if args.is_empty() || args.len() > 2 {
+                    return fault(
+                        FaultCode::Unsupported,
+                        "`HitObject::FromRayQuery` takes a RayQuery and optionally attributes",
+                    );
+                }
+                let attributes = match args.get(1) {
+                    Some(a) => Some(self.eval(a).await?),
+                    None => None,
+                };
+                let Value::RayQuery(mut q) = self.eval(&args[0]).await? else {
+                    return fault(
+                        FaultCode::Unsupported,
+                        "`HitObject::FromRayQuery` takes a RayQuery",
+                    );
+                };
+                let obj = q.to_hit_object(self.w.scene, attributes)?;
+                Ok(Value::HitObject(Box::new(obj)))
+            }
+            _ => fault(
+                FaultCode::Unsupported,
+                format!("`HitObject::{method}` is not supported"),
+            ),
+        }
+    }
+
+    /// A record index must lie in its table.
+    pub(super) fn check_record(&self, table: Table, index: u32, clause: &str) -> Ex<()> {
+        let len = self.w.table.len(table);
+        if (index as usize) < len {
+            return Ok(());
+        }
+        let code = match table {
+            Table::HitGroup => FaultCode::HitGroupRecordOutOfRange,
+            Table::Miss => FaultCode::MissRecordOutOfRange,
+            Table::Callable => FaultCode::CallableRecordOutOfRange,
+        };
+        Err(Fault::new(
+            code,
+            format!(
+                "{} record {index} is outside the table of {len} record(s)",
+                table.name()
+            ),
+        )
+        .clause(clause)
+        .into())
+    }
+
+    pub async fn method_call(
+        &mut self,
+        receiver: &'a Expr,
+        method: &'a str,
+        template: Option<&'a Type>,
+        args: &'a [Expr],
+    ) -> Ex<Value> {
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            values.push(self.eval(a).await?);
+        }
+        if self.is_place(receiver) {
+            let place = self.place(receiver).await?;
+            self.with_local(&place, |t, v| t.apply_method(v, method, template, values))
+        } else {
+            let mut v = self.eval(receiver).await?;
+            self.apply_method(&mut v, method, template, values)
+        }
+    }
+
+    fn apply_method(
+        &mut self,
+        v: &mut Value,
+        method: &str,
+        template: Option<&Type>,
+        args: Vec<Value>,
+    ) -> Ex<Value> {
+        match v {
+            Value::HitObject(h) => {
+                self.hit_object_stage(&format!("HitObject::{method}"))?;
+                self.hit_object_method(h, method, template, args)
+            }
+            Value::RayQuery(q) => self.ray_query_method(q, method, args),
+            other => fault(
+                FaultCode::Unsupported,
+                format!("`.{method}()` on {}", other.type_name()),
+            ),
+        }
+    }
+
+    fn hit_object_method(
+        &mut self,
+        h: &mut HitObject,
+        method: &str,
+        template: Option<&Type>,
+        args: Vec<Value>,
+    ) -> Ex<Value> {
+        let p = self.w.options.profile;
+        let arg = |i: usize| -> Ex<Scalar> {
+            match args.get(i).and_then(Value::as_scalar) {
+                Some(s) => Ok(s.clone()),
+                None => fault(
+                    FaultCode::Unsupported,
+                    format!("`{method}` takes a scalar argument"),
+                ),
+            }
+        };
+        Ok(match method {
+            "IsMiss" => Value::boolean(h.is_miss()),
+            "IsHit" => Value::boolean(h.is_hit()),
+            "IsNop" => Value::boolean(h.is_nop()),
+            "GetRayFlags" => h.get_ray_flags(p),
+            "GetRayTMin" => h.get_ray_tmin(p),
+            "GetRayTCurrent" => h.get_ray_tcurrent(p),
+            "GetWorldRayOrigin" => h.get_world_ray_origin(p),
+            "GetWorldRayDirection" => h.get_world_ray_direction(p),
+            "GetObjectRayOrigin" => h.get_object_ray_origin(p),
+            "GetObjectRayDirection" => h.get_object_ray_direction(p),
+            "GetObjectToWorld3x4" => h.get_object_to_world_3x4(p),
+            "GetObjectToWorld4x3" => h.get_object_to_world_4x3(p),
+            "GetWorldToObject3x4" => h.get_world_to_object_3x4(p),
+            "GetWorldToObject4x3" => h.get_world_to_object_4x3(p),
+            "GetInstanceIndex" => h.get_instance_index(p),
+            "GetInstanceID" => h.get_instance_id(p),
+            "GetGeometryIndex" => h.get_geometry_index(p),
+            "GetPrimitiveIndex" => h.get_primitive_index(p),
+            "GetHitKind" => h.get_hit_kind(p),
+            "GetShaderTableIndex" => h.get_shader_table_index(p),
+            "SetShaderTableIndex" => {
+                let index = arg(0)?;
+                if let Some(why) = &index.unspecified {
+                    return fault(
+                        FaultCode::UnspecifiedControl,
+                        format!("the record index is unspecified ({why})"),
+                    );
+                }
+                h.set_shader_table_index(index.convert(ScalarType::Uint, &mut self.log).bits);
+                Value::Struct {
+                    name: "void".into(),
+                    fields: Vec::new(),
+                }
+            }
+            "LoadLocalRootTableConstant" => {
+                let offset = arg(0)?;
+                if let Some(why) = &offset.unspecified {
+                    return fault(
+                        FaultCode::UnspecifiedControl,
+                        format!("the offset is unspecified ({why})"),
+                    );
+                }
+                self.load_local_root_table_constant(h, offset.bits)?
+            }
+            "GetAttributes" => {
+                let Some(ty) = template else {
+                    return fault(
+                        FaultCode::Unsupported,
+                        "`GetAttributes` needs a type argument: `GetAttributes<T>()`",
+                    );
+                };
+                self.get_attributes(h, ty)?
+            }
+            _ => {
+                return fault(
+                    FaultCode::Unsupported,
+                    format!("`HitObject::{method}` is not supported"),
+                )
+            }
+        })
+    }
+
+    /// `ser.hit_object.load_local_root_table_constant.loads_from_shader_table`:
+    /// the offset counts from the local root arguments, after the shader
+    /// identifier, and must be a multiple of 4; NOP and unbound ray-query
+    /// objects read zero (`ser.hit_object.load_local_root_table_constant.nop_or_unset_query_zero`).
+    fn load_local_root_table_constant(&self, h: &HitObject, offset: u32) -> Ex<Value> {
+        let Some((table, index)) = h.record() else {
+            if offset % 4 != 0 {
+                return self.misaligned(offset);
+            }
+            return Ok(Value::uint(0));
+        };
+        self.check_record(
+            table,
+            index,
+            "ser.hit_object.load_local_root_table_constant.loads_from_shader_table",
+        )?;
+        let constants = self.w.table.constants(table, index).expect("checked above");
+        Ok(match load_local_root_constant(constants, offset) {
+            ConstantLoad::Value(v) => Value::uint(v),
+            ConstantLoad::Misaligned => return self.misaligned(offset),
+            ConstantLoad::PastEnd => Value::Scalar(Scalar::unspecified(
+                ScalarType::Uint,
+                "LoadLocalRootTableConstant past the end of the record's local root constants",
+            )),
+        })
+    }
+
+    fn misaligned(&self, offset: u32) -> Ex<Value> {
+        Err(Fault::new(
+            FaultCode::MisalignedRootConstantOffset,
+            format!("LoadLocalRootTableConstant({offset}): the offset is not a multiple of 4"),
+        )
+        .clause("ser.hit_object.load_local_root_table_constant.offset_multiple_of_4")
+        .into())
+    }
+
+    /// `ser.hit_object.get_attributes.returns_attributes`: the type must
+    /// match the committed attributes
+    /// (`ser.hit_object.get_attributes.type_must_match_committed`); a
+    /// non-hit gives zeros (`ser.hit_object.get_attributes.non_hit_zero_initialized`).
+    fn get_attributes(&self, h: &HitObject, ty: &Type) -> Ex<Value> {
+        let program = self.w.program;
+        let HitObject::Hit(hit) = h else {
+            let zero = new_value(ty, Fill::Zero, program);
+            if self.w.options.profile.defines_non_hit_accessors() {
+                return Ok(zero);
+            }
+            return Ok(hit_object::unspecify(
+                zero,
+                "the Vulkan profiles leave attributes of a non-hit undefined",
+            ));
+        };
+        attributes_as(
+            &hit.attributes,
+            ty,
+            program,
+            "ser.hit_object.get_attributes.type_must_match_committed",
+        )
+    }
+
+    fn ray_query_method(&mut self, q: &mut RayQuery, method: &str, args: Vec<Value>) -> Ex<Value> {
+        let log = &mut self.log;
+        let uint = |i: usize| -> Ex<u32> {
+            match args.get(i).and_then(Value::as_scalar) {
+                Some(s) if s.unspecified.is_none() => Ok(s.bits),
+                _ => fault(
+                    FaultCode::Unsupported,
+                    format!("`RayQuery::{method}` argument {i} must be a specified scalar"),
+                ),
+            }
+        };
+        let void = Value::Struct {
+            name: "void".into(),
+            fields: Vec::new(),
+        };
+        Ok(match method {
+            "TraceRayInline" => {
+                if args.len() != 4 {
+                    return fault(
+                        FaultCode::Unsupported,
+                        "`TraceRayInline` takes (scene, flags, mask, ray)",
+                    );
+                }
+                let ray = Ray::from_desc(0, &args[3])?;
+                q.trace(self.w.scene, uint(1)?, uint(2)?, ray, log)?;
+                void
+            }
+            "Proceed" => Value::boolean(q.proceed(log)?),
+            "Abort" => {
+                q.abort()?;
+                void
+            }
+            "CandidateType" => Value::uint(q.candidate_type()?),
+            "CandidateTriangleRayT" => Value::Scalar(q.candidate_triangle_t()?),
+            "CandidateProceduralPrimitiveNonOpaque" => {
+                Value::boolean(q.candidate_procedural_non_opaque()?)
+            }
+            "CommitNonOpaqueTriangleHit" => {
+                q.commit_triangle(log)?;
+                void
+            }
+            "CommitProceduralPrimitiveHit" => {
+                let Some(t) = args.first().and_then(Value::as_scalar) else {
+                    return fault(
+                        FaultCode::Unsupported,
+                        "`CommitProceduralPrimitiveHit` takes a float t",
+                    );
+                };
+                let t = t.convert(ScalarType::Float, log);
+                q.commit_procedural(&t, log)?;
+                void
+            }
+            "CommittedStatus" => Value::uint(q.committed_status()?),
+            "CommittedRayT" => Value::Scalar(q.committed_t()?),
+            "CommittedInstanceIndex" | "CommittedGeometryIndex" | "CommittedPrimitiveIndex" => {
+                let c = q.committed_candidate()?;
+                let v = c.map_or(0, |c| match method {
+                    "CommittedInstanceIndex" => c.instance,
+                    "CommittedGeometryIndex" => c.geometry,
+                    _ => c.primitive,
+                });
+                Value::uint(v as u32)
+            }
+            _ => {
+                return fault(
+                    FaultCode::Unsupported,
+                    format!("`RayQuery::{method}` is not supported"),
+                )
+            }
+        })
+    }
+}
+
+/// Committed attributes read as type `want`: the same struct, or one of
+/// the same scalar layout (the suite's reading of "must match"). A
+/// procedural hit made by `FromRayQuery` without attributes gives an
+/// unspecified value.
+pub(super) fn attributes_as(
+    attrs: &Value,
+    want: &Type,
+    program: &Program,
+    clause: &str,
+) -> Ex<Value> {
+    let Value::Struct { name, fields } = attrs else {
+        return fault(
+            FaultCode::Unsupported,
+            "committed attributes are not a struct",
+        );
+    };
+    if &**name == NO_ATTRIBUTES {
+        return Ok(new_value(
+            want,
+            Fill::Uninitialized("a procedural hit made by FromRayQuery without attributes"),
+            program,
+        ));
+    }
+    if !attributes_match(name, want, program) {
+        return Err(Fault::new(
+            FaultCode::AttributeTypeMismatch,
+            format!(
+                "attributes `{name}` read as `{}`",
+                ser_lang::printer::print_type(want)
+            ),
+        )
+        .clause(clause)
+        .into());
+    }
+    let mut out = new_value(want, Fill::Zero, program);
+    let mut comps = fields.iter().flat_map(Value::components);
+    fill_components(&mut out, &mut comps);
+    Ok(out)
+}
+
+/// Overwrites the scalars of `v` in order, keeping their types.
+fn fill_components(v: &mut Value, comps: &mut impl Iterator<Item = Scalar>) {
+    match v {
+        Value::Scalar(s) => {
+            if let Some(c) = comps.next() {
+                *s = Scalar { ty: s.ty, ..c };
+            }
+        }
+        Value::Vector(c) | Value::Matrix { elems: c, .. } => {
+            for s in c {
+                if let Some(n) = comps.next() {
+                    *s = Scalar { ty: s.ty, ..n };
+                }
+            }
+        }
+        Value::Struct { fields, .. } => fields.iter_mut().for_each(|f| fill_components(f, comps)),
+        Value::Array(items) => items.iter_mut().for_each(|f| fill_components(f, comps)),
+        _ => {}
+    }
+}

@@ -1,0 +1,72 @@
+//! `HitObject::Invoke`: closest-hit or miss shading of a hit object.
+
+use super::sched::ReorderPoint;
+use super::thread::{fault, Ex, Thread};
+use crate::choice::Chooser;
+use crate::hit_object::HitObject;
+use crate::outcome::FaultCode;
+use crate::value::Value;
+use ser_lang::ast::Expr;
+use ser_lang::names::ray_flag;
+
+impl<'a> Thread<'a> {
+    /// `HitObject::Invoke(hit, payload)`.
+    ///
+    /// Runs the closest-hit shader of a hit or the miss shader of a miss
+    /// (`ser.hit_object.invoke.executes_closesthit_or_miss`); a NOP or a
+    /// ray-query object without a record runs nothing
+    /// (`ser.hit_object.invoke.nop_or_unset_query_not_invoked`). It counts
+    /// towards the recursion depth (`ser.hit_object.invoke.counts_toward_recursion`,
+    /// `ser.hit_object.invoke.not_at_max_recursion`), is a reorder point even
+    /// when no shader runs (`ser.hit_object.invoke.introduces_reorder_points_even_without_shader`),
+    /// and never modifies the hit object (`ser.hit_object.invoke.hit_object_not_modified`):
+    /// it receives a copy.
+    pub async fn hit_object_invoke(&mut self, args: &'a [Expr]) -> Ex<Value> {
+        let Value::HitObject(object) = self.eval(&args[0]).await? else {
+            return fault(
+                FaultCode::Unsupported,
+                "the first argument of `HitObject::Invoke` is a HitObject",
+            );
+        };
+        let place = self.place(&args[1]).await?;
+        let payload = self.read_place(&place)?;
+        let max = self.w.dispatch.max_recursion_depth;
+        if self.depth >= max {
+            return Err(crate::outcome::Fault::new(
+                FaultCode::RecursionDepthExceeded,
+                format!(
+                    "`HitObject::Invoke` at recursion depth {} with a maximum of {max}",
+                    self.depth
+                ),
+            )
+            .clause("ser.hit_object.invoke.not_at_max_recursion")
+            .into());
+        }
+        let mut payload = payload;
+        self.reorder_point(ReorderPoint::Invoke).await;
+        if !self.skips_closest_hit(&object) {
+            payload = self
+                .shade(
+                    &object,
+                    payload,
+                    "ser.hit_object.invoke.executes_closesthit_or_miss",
+                )
+                .await?;
+        }
+        self.reorder_point(ReorderPoint::Invoke).await;
+        self.write_place(&place, payload)?;
+        Ok(Value::Struct {
+            name: "void".into(),
+            fields: Vec::new(),
+        })
+    }
+
+    /// Whether `Invoke` of a hit traced with `RAY_FLAG_SKIP_CLOSEST_HIT_SHADER`
+    /// skips the closest-hit shader. The proposal does not say (see the
+    /// spec-map note on `ser.design.canonical_sequence.functionally_equivalent_to_trace_ray`),
+    /// so both are legal and the reference explores both.
+    fn skips_closest_hit(&mut self, object: &HitObject) -> bool {
+        let flagged = matches!(object, HitObject::Hit(h) if h.ray.flags & ray_flag::SKIP_CLOSEST_HIT_SHADER != 0 && h.index.is_some());
+        flagged && self.log.choose(2, "whether HitObject::Invoke honours RAY_FLAG_SKIP_CLOSEST_HIT_SHADER (the proposal does not say)") == 1
+    }
+}

@@ -1,0 +1,176 @@
+//! Running a dispatch: threads in waves, the statements of the case
+//! language, and the exploration of every implementation choice.
+//!
+//! Each thread of the dispatch is an `async` task over a tree-walking
+//! evaluator ([`thread`]); it suspends where threads interact (wave
+//! operations) or may be rearranged (reorder points), and the scheduler
+//! ([`sched`]) resumes the lanes of a wave together. [`run`] repeats the
+//! dispatch until each thread has taken every sequence of implementation
+//! choices (see [`crate::choice`]), and merges the results into the legal
+//! contents of every output buffer.
+
+mod expr;
+mod hit_object_ops;
+mod intrinsics;
+mod invoke;
+mod math;
+pub mod memory;
+mod ops;
+mod place;
+mod reorder;
+pub mod sched;
+mod thread;
+mod trace;
+mod wave;
+
+use crate::choice::ChoiceLog;
+use crate::outcome::{Fault, FaultCode, Outcome, RunResult};
+use crate::profile::Profile;
+use crate::program::{Program, Stage};
+use crate::sbt::ShaderTable;
+use crate::scene::Scene;
+use memory::Memory;
+use std::collections::BTreeMap;
+
+/// The dispatch a case makes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dispatch {
+    /// The raygeneration entry point.
+    pub raygen: String,
+    /// Dispatch dimensions.
+    pub size: [u32; 3],
+    /// Lanes per wave.
+    pub wave_size: u32,
+    /// The pipeline's maximum trace recursion depth.
+    pub max_recursion_depth: u32,
+    /// Initial contents of every output buffer, as 32-bit words.
+    pub buffers: BTreeMap<String, Vec<u32>>,
+}
+
+/// How the reference runs.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub profile: Profile,
+    /// Most dispatch runs to spend exploring choices.
+    pub max_runs: usize,
+    /// Most statements and expressions one thread may evaluate in one run.
+    pub step_budget: u64,
+    pub schedule: sched::Schedule,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            profile: Profile::MaybeReorderThread0027,
+            max_runs: 4096,
+            step_budget: 200_000,
+            schedule: sched::Schedule::None,
+        }
+    }
+}
+
+/// Everything a run reads and never changes.
+pub struct World<'a> {
+    pub program: &'a Program,
+    pub scene: &'a Scene,
+    pub table: &'a ShaderTable,
+    pub dispatch: &'a Dispatch,
+    pub options: &'a RunOptions,
+}
+
+/// Runs a dispatch and reports the legal contents of every output buffer.
+pub fn run(
+    program: &Program,
+    scene: &Scene,
+    table: &ShaderTable,
+    dispatch: &Dispatch,
+    options: &RunOptions,
+) -> RunResult {
+    let world = World {
+        program,
+        scene,
+        table,
+        dispatch,
+        options,
+    };
+    let fault = |f: Fault, runs: usize| RunResult {
+        outcome: Outcome::Fault(f),
+        runs,
+        choices: Vec::new(),
+    };
+    if let Err(f) = check_dispatch(&world) {
+        return fault(f, 0);
+    }
+    let threads = (dispatch.size[0] * dispatch.size[1] * dispatch.size[2]) as usize;
+    let mut logs = vec![ChoiceLog::default(); threads];
+    let mut legal = None;
+    let mut runs = 0;
+    loop {
+        runs += 1;
+        for log in &mut logs {
+            log.start_run();
+        }
+        let memory = match sched::run_once(&world, &mut logs) {
+            Ok(m) => m,
+            Err(f) => return fault(f, runs),
+        };
+        match &mut legal {
+            None => legal = Some(memory.legal(program)),
+            Some(l) => memory.merge_into(l),
+        }
+        // Advance every thread's walk (no short-circuit).
+        let more = logs
+            .iter_mut()
+            .fold(false, |more, log| log.advance() | more);
+        if !more {
+            break;
+        }
+        if runs >= options.max_runs {
+            let f = Fault::new(
+                FaultCode::TooManyOutcomes,
+                format!(
+                    "more than {} runs would be needed to explore every implementation choice",
+                    options.max_runs
+                ),
+            );
+            return fault(f, runs);
+        }
+    }
+    let mut choices: Vec<String> = Vec::new();
+    for log in &logs {
+        for r in &log.reasons {
+            if !choices.iter().any(|c| c == r) {
+                choices.push(r.to_string());
+            }
+        }
+    }
+    RunResult {
+        outcome: Outcome::Completed(legal.expect("at least one run")),
+        runs,
+        choices,
+    }
+}
+
+/// The dispatch must name a raygeneration shader and give every buffer the
+/// library declares.
+fn check_dispatch(w: &World) -> Result<(), Fault> {
+    let unsupported = |m: String| Err(Fault::new(FaultCode::Unsupported, m));
+    match w.program.entry_stage(&w.dispatch.raygen) {
+        Some(Stage::RayGeneration) => {}
+        _ => {
+            return unsupported(format!(
+                "`{}` is not a raygeneration shader",
+                w.dispatch.raygen
+            ))
+        }
+    }
+    if w.dispatch.wave_size == 0 || w.dispatch.size.contains(&0) {
+        return unsupported("the dispatch size and wave size must be positive".into());
+    }
+    for b in &w.program.buffers {
+        if !w.dispatch.buffers.contains_key(&b.name) {
+            return unsupported(format!("no contents given for buffer `{}`", b.name));
+        }
+    }
+    Memory::new(w.program, &w.dispatch.buffers).map(|_| ())
+}

@@ -1,0 +1,263 @@
+//! Places: what an assignment, an `out` argument or a mutating method
+//! writes to (a local variable, or an element of an output buffer, and a
+//! path of fields, indices and swizzles into it).
+
+use super::ops;
+use super::thread::{fault, BoxFut, Ex, Thread};
+use crate::outcome::FaultCode;
+use crate::value::{Scalar, Value};
+use ser_lang::ast::{Expr, ExprKind};
+
+#[derive(Clone, Debug)]
+pub(super) enum Root {
+    Local(String),
+    /// Buffer number and element index.
+    Buffer(usize, Scalar),
+}
+
+#[derive(Clone, Debug)]
+pub(super) enum Step {
+    Field(usize),
+    Index(usize),
+    Swizzle(Vec<usize>),
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Place {
+    pub root: Root,
+    pub steps: Vec<Step>,
+}
+
+/// Component indices of a swizzle (`xyzw` or `rgba`).
+pub(super) fn swizzle(name: &str, len: usize) -> Option<Vec<usize>> {
+    let idx = |c: char| match c {
+        'x' | 'r' => Some(0),
+        'y' | 'g' => Some(1),
+        'z' | 'b' => Some(2),
+        'w' | 'a' => Some(3),
+        _ => None,
+    };
+    let out: Option<Vec<usize>> = name.chars().map(idx).collect();
+    out.filter(|v| !v.is_empty() && v.len() <= 4 && v.iter().all(|&i| i < len))
+}
+
+/// Follows one step into a value.
+fn project(v: &Value, step: &Step) -> Ex<Value> {
+    match (v, step) {
+        (Value::Struct { fields, .. }, Step::Field(i)) => Ok(fields[*i].clone()),
+        (Value::Vector(c), Step::Swizzle(ix)) if ix.len() == 1 => {
+            Ok(Value::Scalar(c[ix[0]].clone()))
+        }
+        (Value::Vector(c), Step::Swizzle(ix)) => {
+            Ok(Value::Vector(ix.iter().map(|&i| c[i].clone()).collect()))
+        }
+        (Value::Vector(c), Step::Index(i)) if *i < c.len() => Ok(Value::Scalar(c[*i].clone())),
+        (Value::Matrix { cols, elems, rows }, Step::Index(r)) if *r < *rows as usize => {
+            let c = *cols as usize;
+            Ok(Value::Vector(elems[r * c..(r + 1) * c].to_vec()))
+        }
+        (Value::Array(items), Step::Index(i)) if *i < items.len() => Ok(items[*i].clone()),
+        _ => fault(
+            FaultCode::Unsupported,
+            format!("cannot index into {} with {step:?}", v.type_name()),
+        ),
+    }
+}
+
+/// Writes `new` at the end of `steps` inside `v`, converting it to the type
+/// already there.
+fn write_into(thread: &mut Thread, v: &mut Value, steps: &[Step], new: Value) -> Ex<()> {
+    let Some((step, rest)) = steps.split_first() else {
+        let ty = ops::type_of(v);
+        *v = thread.convert_to(&ty, new)?;
+        return Ok(());
+    };
+    match (v, step) {
+        (Value::Struct { fields, .. }, Step::Field(i)) => {
+            write_into(thread, &mut fields[*i], rest, new)
+        }
+        (Value::Array(items), Step::Index(i)) if *i < items.len() => {
+            write_into(thread, &mut items[*i], rest, new)
+        }
+        (Value::Vector(c), Step::Index(i)) if *i < c.len() && rest.is_empty() => {
+            let mut s = Value::Scalar(c[*i].clone());
+            write_into(thread, &mut s, &[], new)?;
+            c[*i] = s.as_scalar().expect("a scalar stays a scalar").clone();
+            Ok(())
+        }
+        (Value::Vector(c), Step::Swizzle(ix)) if rest.is_empty() => {
+            let comps = match new {
+                Value::Scalar(s) => vec![s; ix.len()],
+                other => other.components(),
+            };
+            if comps.len() < ix.len() {
+                return fault(FaultCode::Unsupported, "too few components for the swizzle");
+            }
+            for (&i, s) in ix.iter().zip(comps) {
+                let ty = c[i].ty;
+                c[i] = s.convert(ty, &mut thread.log);
+            }
+            Ok(())
+        }
+        (Value::Matrix { cols, elems, rows }, Step::Index(r)) if *r < *rows as usize => {
+            let c = *cols as usize;
+            let mut row = Value::Vector(elems[r * c..(r + 1) * c].to_vec());
+            write_into(thread, &mut row, rest, new)?;
+            elems[r * c..(r + 1) * c].clone_from_slice(&row.components());
+            Ok(())
+        }
+        (v, step) => fault(
+            FaultCode::Unsupported,
+            format!("cannot assign into {} with {step:?}", v.type_name()),
+        ),
+    }
+}
+
+impl<'a> Thread<'a> {
+    /// Whether an expression can be a place (without evaluating it).
+    pub fn is_place(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Ident(n) => self.w.program.buffer_index(n).is_none(),
+            ExprKind::Member(r, _) | ExprKind::Index(r, _) => {
+                matches!(&r.kind, ExprKind::Ident(_)) || self.is_place(r)
+            }
+            _ => false,
+        }
+    }
+
+    /// Evaluates an expression to the place it names.
+    pub fn place<'s>(&'s mut self, e: &'a Expr) -> BoxFut<'s, Ex<Place>> {
+        Box::pin(async move {
+            match &e.kind {
+                ExprKind::Ident(n) => {
+                    if self.local_mut(n).is_none() {
+                        return fault(FaultCode::Unsupported, format!("`{n}` cannot be assigned"));
+                    }
+                    Ok(Place {
+                        root: Root::Local(n.clone()),
+                        steps: Vec::new(),
+                    })
+                }
+                ExprKind::Index(base, index) => {
+                    let i = self.eval(index).await?;
+                    let Some(i) = i.as_scalar().cloned() else {
+                        return fault(FaultCode::Unsupported, "an index must be a scalar");
+                    };
+                    if let ExprKind::Ident(n) = &base.kind {
+                        if let Some(b) = self.w.program.buffer_index(n) {
+                            return Ok(Place {
+                                root: Root::Buffer(b, i),
+                                steps: Vec::new(),
+                            });
+                        }
+                    }
+                    if let Some(why) = &i.unspecified {
+                        return fault(
+                            FaultCode::UnspecifiedControl,
+                            format!("an index is unspecified ({why})"),
+                        );
+                    }
+                    let mut p = self.place(base).await?;
+                    p.steps.push(Step::Index(i.bits as usize));
+                    Ok(p)
+                }
+                ExprKind::Member(base, name) => {
+                    let mut p = self.place(base).await?;
+                    let current = self.read_place(&p)?;
+                    let step = match &current {
+                        Value::Struct { name: s, .. } => {
+                            match self.w.program.field_index(s, name) {
+                                Some((i, _)) => Step::Field(i),
+                                None => {
+                                    return fault(
+                                        FaultCode::Unsupported,
+                                        format!("struct `{s}` has no field `{name}`"),
+                                    )
+                                }
+                            }
+                        }
+                        Value::Vector(c) => match swizzle(name, c.len()) {
+                            Some(ix) => Step::Swizzle(ix),
+                            None => {
+                                return fault(
+                                    FaultCode::Unsupported,
+                                    format!("`.{name}` is not a swizzle of a {}-vector", c.len()),
+                                )
+                            }
+                        },
+                        Value::Scalar(_) if swizzle(name, 1).is_some() => {
+                            Step::Swizzle(swizzle(name, 1).expect("checked"))
+                        }
+                        other => {
+                            return fault(
+                                FaultCode::Unsupported,
+                                format!("`.{name}` on {}", other.type_name()),
+                            )
+                        }
+                    };
+                    if let (Value::Scalar(_), Step::Swizzle(_)) = (&current, &step) {
+                        return Ok(p);
+                    }
+                    p.steps.push(step);
+                    Ok(p)
+                }
+                _ => fault(FaultCode::Unsupported, "this expression cannot be assigned"),
+            }
+        })
+    }
+
+    pub fn read_place(&mut self, p: &Place) -> Ex<Value> {
+        let mut v = match &p.root {
+            Root::Local(n) => self
+                .local_mut(n)
+                .expect("checked when the place was made")
+                .clone(),
+            Root::Buffer(b, i) => self.shared.memory.borrow().load(self.id, *b, i)?,
+        };
+        for s in &p.steps {
+            v = project(&v, s)?;
+        }
+        Ok(v)
+    }
+
+    pub fn write_place(&mut self, p: &Place, new: Value) -> Ex<()> {
+        match &p.root {
+            Root::Local(n) => {
+                let mut v = std::mem::replace(
+                    self.local_mut(n).expect("checked when the place was made"),
+                    Value::uint(0),
+                );
+                let r = write_into(self, &mut v, &p.steps, new);
+                *self.local_mut(n).expect("still declared") = v;
+                r
+            }
+            Root::Buffer(b, i) => {
+                let mut element = if p.steps.is_empty() {
+                    let decl = &self.w.program.buffers[*b];
+                    crate::value::new_value(&decl.element, crate::value::Fill::Zero, self.w.program)
+                } else {
+                    self.shared.memory.borrow().load(self.id, *b, i)?
+                };
+                write_into(self, &mut element, &p.steps, new)?;
+                self.shared
+                    .memory
+                    .borrow_mut()
+                    .store(self.id, *b, i, &element)?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Runs `f` on the value at a local place, in place (for methods that
+    /// change their receiver).
+    pub fn with_local<R>(
+        &mut self,
+        p: &Place,
+        f: impl FnOnce(&mut Thread<'a>, &mut Value) -> Ex<R>,
+    ) -> Ex<R> {
+        let mut v = self.read_place(p)?;
+        let r = f(self, &mut v);
+        self.write_place(p, v)?;
+        r
+    }
+}

@@ -1,0 +1,245 @@
+//! The scheduler: threads grouped in waves, resumed together where they
+//! interact.
+//!
+//! A thread runs until it reaches a synchronisation point: a wave operation
+//! or a reorder point. Once every thread has stopped, the scheduler picks,
+//! in each wave, the lanes stopped at the earliest dynamic position (their
+//! program paths compared in execution order) and resumes them together;
+//! this makes lanes that diverged reconverge before a later wave operation,
+//! as a structured SIMT machine would. At a reorder point the schedule
+//! decides where the arriving threads go; the default schedule keeps every
+//! thread in its wave and lane (the minimal implementation, "simply a
+//! no-op").
+
+use super::memory::Memory;
+use super::thread::Thread;
+use super::wave::{self, WaveOp};
+use super::World;
+use crate::choice::ChoiceLog;
+use crate::outcome::{Fault, FaultCode};
+use crate::value::Value;
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+/// How threads are rearranged at reorder points.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Schedule {
+    /// No thread ever migrates.
+    #[default]
+    None,
+}
+
+/// The kinds of reorder point (`ser.reorder_point.list.comprehensive`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReorderPoint {
+    /// A transition into or out of a shader that a trace or call runs.
+    ShaderTransition,
+    /// `HitObject::Invoke`, also when no shader runs
+    /// (`ser.reorder_point.list.hitobject_invoke_even_without_shader`).
+    Invoke,
+    /// The `MaybeReorderThread` call site
+    /// (`ser.reorder_point.list.maybe_reorder_thread_call_site`).
+    MaybeReorderThread,
+}
+
+pub enum SyncOp {
+    Wave(WaveOp, Value),
+    Reorder(ReorderPoint),
+}
+
+pub struct SyncRequest {
+    /// The dynamic position: program path with loop iterations and call
+    /// sites, compared lexicographically.
+    pub key: Vec<u32>,
+    pub op: SyncOp,
+}
+
+pub enum SyncResponse {
+    Wave(Value),
+    Resumed,
+}
+
+/// Wave and lane of every thread.
+pub struct Lanes {
+    pub wave_of: Vec<usize>,
+    pub lane_of: Vec<usize>,
+    pub wave_size: usize,
+}
+
+pub struct Board {
+    pub requests: Vec<Option<SyncRequest>>,
+    pub responses: Vec<Option<SyncResponse>>,
+    pub lanes: Lanes,
+}
+
+/// State the threads of one run share.
+pub struct Shared {
+    pub memory: RefCell<Memory>,
+    pub board: RefCell<Board>,
+}
+
+/// Suspends a thread at a synchronisation point until the scheduler
+/// answers.
+pub struct Sync<'a> {
+    shared: &'a Shared,
+    thread: usize,
+    request: Option<SyncRequest>,
+}
+
+impl<'a> Sync<'a> {
+    pub fn new(shared: &'a Shared, thread: usize, request: SyncRequest) -> Self {
+        Sync {
+            shared,
+            thread,
+            request: Some(request),
+        }
+    }
+}
+
+impl Future for Sync<'_> {
+    type Output = SyncResponse;
+
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<SyncResponse> {
+        let mut board = self.shared.board.borrow_mut();
+        if let Some(r) = self.request.take() {
+            board.requests[self.thread] = Some(r);
+            return Poll::Pending;
+        }
+        match board.responses[self.thread].take() {
+            Some(r) => Poll::Ready(r),
+            None => Poll::Pending,
+        }
+    }
+}
+
+type Task<'a> = Pin<Box<dyn Future<Output = (ChoiceLog, Result<(), Fault>)> + 'a>>;
+
+/// The dispatch index of a linear thread number (x fastest).
+pub fn dispatch_index(t: usize, size: [u32; 3]) -> [u32; 3] {
+    let t = t as u32;
+    [
+        t % size[0],
+        (t / size[0]) % size[1],
+        t / (size[0] * size[1]),
+    ]
+}
+
+/// Runs every thread of the dispatch once, taking the choices the logs
+/// dictate.
+pub fn run_once(w: &World, logs: &mut [ChoiceLog]) -> Result<Memory, Fault> {
+    let n = logs.len();
+    let wave_size = w.dispatch.wave_size as usize;
+    let shared = Shared {
+        memory: RefCell::new(Memory::new(w.program, &w.dispatch.buffers)?),
+        board: RefCell::new(Board {
+            requests: (0..n).map(|_| None).collect(),
+            responses: (0..n).map(|_| None).collect(),
+            lanes: Lanes {
+                wave_of: (0..n).map(|t| t / wave_size).collect(),
+                lane_of: (0..n).map(|t| t % wave_size).collect(),
+                wave_size,
+            },
+        }),
+    };
+    let result = drive(w, &shared, logs);
+    result.map(|()| shared.memory.into_inner())
+}
+
+fn drive(w: &World, shared: &Shared, logs: &mut [ChoiceLog]) -> Result<(), Fault> {
+    let n = logs.len();
+    let mut tasks: Vec<Option<Task>> = (0..n)
+        .map(|t| {
+            let index = dispatch_index(t, w.dispatch.size);
+            let thread = Thread::new(w, shared, t, index, std::mem::take(&mut logs[t]));
+            Some(Box::pin(thread.run()) as Task)
+        })
+        .collect();
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut runnable: Vec<usize> = (0..n).collect();
+    loop {
+        for t in runnable.drain(..) {
+            let Some(task) = tasks[t].as_mut() else {
+                continue;
+            };
+            if let Poll::Ready((log, result)) = task.as_mut().poll(&mut cx) {
+                logs[t] = log;
+                tasks[t] = None;
+                if let Err(mut f) = result {
+                    f.thread.get_or_insert(dispatch_index(t, w.dispatch.size));
+                    return Err(f);
+                }
+            }
+        }
+        if tasks.iter().all(Option::is_none) {
+            return Ok(());
+        }
+        runnable = shared.board.borrow_mut().resolve(w.options.schedule);
+        if runnable.is_empty() {
+            return Err(Fault::new(
+                FaultCode::Unsupported,
+                "internal: every live thread is suspended and none can resume",
+            ));
+        }
+    }
+}
+
+impl Board {
+    /// In every wave, resumes the lanes stopped at the earliest position.
+    fn resolve(&mut self, _schedule: Schedule) -> Vec<usize> {
+        let waves = self
+            .lanes
+            .wave_of
+            .iter()
+            .copied()
+            .max()
+            .map_or(0, |m| m + 1);
+        let mut released = Vec::new();
+        for wave in 0..waves {
+            let waiting: Vec<usize> = (0..self.requests.len())
+                .filter(|&t| self.lanes.wave_of[t] == wave && self.requests[t].is_some())
+                .collect();
+            let Some(min) = waiting
+                .iter()
+                .map(|&t| &self.requests[t].as_ref().expect("waiting").key)
+                .min()
+                .cloned()
+            else {
+                continue;
+            };
+            let mut group: Vec<usize> = waiting
+                .into_iter()
+                .filter(|&t| self.requests[t].as_ref().expect("waiting").key == min)
+                .collect();
+            group.sort_by_key(|&t| self.lanes.lane_of[t]);
+            let requests: Vec<SyncRequest> = group
+                .iter()
+                .map(|&t| self.requests[t].take().expect("waiting"))
+                .collect();
+            match &requests[0].op {
+                SyncOp::Wave(op, _) => {
+                    let operands: Vec<(usize, Value)> = group
+                        .iter()
+                        .zip(&requests)
+                        .map(|(&t, r)| match &r.op {
+                            SyncOp::Wave(_, v) => (self.lanes.lane_of[t], v.clone()),
+                            SyncOp::Reorder(_) => unreachable!("one position, one operation"),
+                        })
+                        .collect();
+                    let results = wave::execute(*op, &operands, self.lanes.wave_size);
+                    for (&t, r) in group.iter().zip(results) {
+                        self.responses[t] = Some(SyncResponse::Wave(r));
+                    }
+                }
+                SyncOp::Reorder(_) => {
+                    for &t in &group {
+                        self.responses[t] = Some(SyncResponse::Resumed);
+                    }
+                }
+            }
+            released.extend(group);
+        }
+        released
+    }
+}

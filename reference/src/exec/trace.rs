@@ -1,0 +1,611 @@
+//! `TraceRay` and `HitObject::TraceRay`: traversal with intersection and
+//! any-hit shaders, and for `TraceRay` the closest-hit or miss shader.
+
+use super::hit_object_ops::attributes_as;
+use super::place::Place;
+use super::sched::ReorderPoint;
+use super::thread::{fault, Ex, Exit, System, Termination, Thread};
+use crate::hit_object::{Hit, HitObject, Miss};
+use crate::outcome::{Fault, FaultCode};
+use crate::program::Stage;
+use crate::ray::{Ray, TraceParams};
+use crate::sbt::{miss_record_index, Table};
+use crate::traversal::{self, geometry, Candidate, CandidateKind, Closer, Committed, Setup};
+use crate::value::{Scalar, Value};
+use ser_lang::ast::{Expr, ExprKind, ScalarType, Type};
+use ser_lang::names::ray_flag;
+
+/// A traversal in progress.
+pub(super) struct TraceState {
+    pub setup: Setup,
+    pub ray: Ray,
+    pub params: TraceParams,
+    /// The current `tmax`: the initial one, then the closest hit's `t`.
+    pub tmax: (f64, f64),
+    pub committed: Option<Committed>,
+    /// The payload as any-hit shaders leave it.
+    pub payload: Value,
+    /// The search has ended (accept-first-hit, `AcceptHitAndEndSearch`).
+    pub end: bool,
+    /// The AABB candidate whose intersection shader is running.
+    pub current: Option<Candidate>,
+}
+
+impl<'a> Thread<'a> {
+    /// Ray tracing calls are available in raygeneration, closest-hit and
+    /// miss shaders, below the pipeline's maximum recursion depth
+    /// (`ser.hit_object.trace_ray.not_at_max_recursion`).
+    fn check_can_trace(&self, what: &str, clause: &str) -> Ex<()> {
+        if !matches!(
+            self.stage(),
+            Stage::RayGeneration | Stage::ClosestHit | Stage::Miss
+        ) {
+            return fault(
+                FaultCode::InvalidStage,
+                format!("`{what}` in a {} shader", self.stage().name()),
+            );
+        }
+        let max = self.w.dispatch.max_recursion_depth;
+        if self.depth >= max {
+            return Err(Fault::new(
+                FaultCode::RecursionDepthExceeded,
+                format!(
+                    "`{what}` at recursion depth {} with a maximum of {max}",
+                    self.depth
+                ),
+            )
+            .clause(clause)
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Evaluates `(Scene, flags, mask, contribution, multiplier, miss,
+    /// ray, payload)`; the payload must be a place.
+    async fn trace_args(&mut self, args: &'a [Expr], what: &str) -> Ex<(TraceParams, Ray, Place)> {
+        if args.len() != 8 {
+            return fault(
+                FaultCode::Unsupported,
+                format!("`{what}` takes 8 arguments, {} given", args.len()),
+            );
+        }
+        match &args[0].kind {
+            ExprKind::Ident(n) if self.w.program.acceleration_structures.contains(n) => {}
+            _ => {
+                return fault(
+                    FaultCode::Unsupported,
+                    format!("the first argument of `{what}` names the acceleration structure"),
+                )
+            }
+        }
+        let params = TraceParams {
+            flags: self.uint_arg(&args[1], "the ray flags").await?,
+            cull_mask: self
+                .uint_arg(&args[2], "the instance inclusion mask")
+                .await?,
+            ray_contribution: self
+                .uint_arg(&args[3], "the ray contribution to the hit group index")
+                .await?,
+            multiplier: self.uint_arg(&args[4], "the geometry multiplier").await?,
+            miss_index: self.uint_arg(&args[5], "the miss shader index").await?,
+        };
+        let desc = self.eval(&args[6]).await?;
+        let ray = Ray::from_desc(params.flags, &desc)?;
+        if let Some(why) = ray.unspecified() {
+            return fault(
+                FaultCode::UnspecifiedControl,
+                format!("the ray is unspecified ({why})"),
+            );
+        }
+        let place = self.place(&args[7]).await?;
+        Ok((params, ray, place))
+    }
+
+    /// `HitObject::TraceRay`: traversal, intersection testing and any-hit
+    /// shading, without closest-hit or miss shading
+    /// (`ser.hit_object.trace_ray.executes_traversal_returns_hit_object`,
+    /// `ser.hit_object.trace_ray.no_closesthit_or_miss`). The result is a hit
+    /// or a miss, never a NOP (`ser.hit_object.trace_ray.never_nop`).
+    pub async fn hit_object_trace_ray(&mut self, args: &'a [Expr]) -> Ex<Value> {
+        self.check_can_trace(
+            "HitObject::TraceRay",
+            "ser.hit_object.trace_ray.not_at_max_recursion",
+        )?;
+        let (params, ray, place) = self.trace_args(args, "HitObject::TraceRay").await?;
+        let payload = self.read_place(&place)?;
+        let (object, payload) = self.traverse(params, ray, payload).await?;
+        self.write_place(&place, payload)?;
+        Ok(Value::HitObject(Box::new(object)))
+    }
+
+    /// `TraceRay`: traversal, then the closest-hit shader of the hit or the
+    /// miss shader (`vk.result.closest_hit_shader_invoked`,
+    /// `vk.result.miss_shader_invoked`), unless the ray skips closest-hit
+    /// shading (`vk.result.skip_closest_hit_flag`).
+    pub async fn trace_ray(&mut self, args: &'a [Expr]) -> Ex<Value> {
+        self.check_can_trace("TraceRay", "ser.hit_object.trace_ray.not_at_max_recursion")?;
+        let (params, ray, place) = self.trace_args(args, "TraceRay").await?;
+        let payload = self.read_place(&place)?;
+        let (object, mut payload) = self.traverse(params, ray, payload).await?;
+        let skip = params.flags & ray_flag::SKIP_CLOSEST_HIT_SHADER != 0;
+        if !(object.is_hit() && skip) {
+            payload = self
+                .shade(&object, payload, "vk.result.closest_hit_shader_invoked")
+                .await?;
+        }
+        self.write_place(&place, payload)?;
+        Ok(Value::Struct {
+            name: "void".into(),
+            fields: Vec::new(),
+        })
+    }
+
+    /// Runs the closest-hit shader of a hit or the miss shader of a miss,
+    /// one recursion level down, between reorder points
+    /// (`ser.reorder_point.list.trace_ray_transitions`,
+    /// `ser.reorder_point.list.hitobject_invoke_transitions`).
+    pub(super) async fn shade(
+        &mut self,
+        object: &HitObject,
+        payload: Value,
+        clause: &str,
+    ) -> Ex<Value> {
+        let Some((table, index)) = object.record() else {
+            return Ok(payload);
+        };
+        self.check_record(table, index, clause)?;
+        let (shader, constants, system, attributes) = match object {
+            HitObject::Hit(h) => {
+                let r = &self.w.table.hit_groups[index as usize];
+                (
+                    r.closest_hit.clone(),
+                    r.local_root_constants.clone(),
+                    System::Hit(h.clone()),
+                    Some(h.attributes.clone()),
+                )
+            }
+            HitObject::Miss(m) => {
+                let r = &self.w.table.miss[index as usize];
+                (
+                    r.shader.clone(),
+                    r.local_root_constants.clone(),
+                    System::Miss(Box::new(m.ray.clone())),
+                    None,
+                )
+            }
+            HitObject::Nop => return Ok(payload),
+        };
+        let _ = table;
+        let Some(shader) = shader else {
+            return Ok(payload);
+        };
+        let stage = if object.is_hit() {
+            Stage::ClosestHit
+        } else {
+            Stage::Miss
+        };
+        self.run_stage(&shader, stage, system, constants, payload, attributes)
+            .await
+            .map(|(p, _)| p)
+    }
+
+    /// Runs a hit-group or miss shader with the payload (and attributes),
+    /// checking both types against the shader's parameters, one recursion
+    /// level down and between two reorder points.
+    pub(super) async fn run_stage(
+        &mut self,
+        shader: &str,
+        stage: Stage,
+        system: System,
+        constants: Vec<u32>,
+        payload: Value,
+        attributes: Option<Value>,
+    ) -> Ex<(Value, Option<Termination>)> {
+        let w = self.w;
+        let Some(f) = w.program.function(shader) else {
+            return fault(
+                FaultCode::Unsupported,
+                format!("no shader named `{shader}`"),
+            );
+        };
+        let mut args = vec![payload];
+        if let (Some(Type::Struct(want)), Value::Struct { name, .. }) =
+            (f.params.first().map(|p| &p.ty), &args[0])
+        {
+            // "payload_t must match the type expected by the shader being
+            // invoked" (`ser.hit_object.invoke.payload_type_matches_invoked_shader`).
+            if want.as_str() != &**name {
+                return Err(Fault::new(
+                    FaultCode::PayloadTypeMismatch,
+                    format!(
+                        "payload `{name}` passed to {} shader `{shader}`, which takes `{want}`",
+                        stage.name()
+                    ),
+                )
+                .clause("ser.hit_object.invoke.payload_type_matches_invoked_shader")
+                .into());
+            }
+        }
+        if let (Some(attrs), Some(p)) = (attributes, f.params.get(1)) {
+            args.push(attributes_as(
+                &attrs,
+                &p.ty,
+                w.program,
+                "ser.hit_object.from_ray_query.attr_type_matches_closesthit",
+            )?);
+        }
+        self.depth += 1;
+        self.reorder_point(ReorderPoint::ShaderTransition).await;
+        let result = self
+            .invoke_entry(shader, stage, system, constants, args)
+            .await;
+        self.reorder_point(ReorderPoint::ShaderTransition).await;
+        self.depth -= 1;
+        let (mut out, termination) = result?;
+        Ok((out.swap_remove(0), termination))
+    }
+
+    /// Traversal: every candidate, in every order that can matter, through
+    /// confirmation and closest-hit determination; the result as a hit
+    /// object (`vk.result.hit_or_miss`).
+    async fn traverse(
+        &mut self,
+        params: TraceParams,
+        ray: Ray,
+        payload: Value,
+    ) -> Ex<(HitObject, Value)> {
+        let w = self.w;
+        let setup = traversal::candidates(w.scene, &ray, &params, &mut self.log)?;
+        let mut remaining = setup.candidates.clone();
+        let any_hit = |c: &Candidate| {
+            w.table
+                .hit_groups
+                .get(c.record as usize)
+                .is_none_or(|r| r.any_hit.is_some())
+        };
+        let accept_first = params.flags & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH != 0;
+        let order_matters = traversal::order_matters(&remaining, any_hit, accept_first);
+        let tmin = (ray.tmin.to_f64(), ray.tmin.err);
+        self.traces.push(TraceState {
+            tmax: (ray.tmax.to_f64(), ray.tmax.err),
+            setup,
+            ray: ray.clone(),
+            params,
+            committed: None,
+            payload,
+            end: false,
+            current: None,
+        });
+        let depth = self.path.len();
+        self.event();
+        self.path.push(0);
+        let mut result = Ok(());
+        while let Some(c) = traversal::next_candidate(&mut remaining, order_matters, &mut self.log)
+        {
+            *self.path.last_mut().expect("pushed above") += 1;
+            result = self.process_candidate(c, tmin).await;
+            if result.is_err() || self.traces.last().expect("pushed above").end {
+                break;
+            }
+        }
+        self.path.truncate(depth);
+        let state = self.traces.pop().expect("pushed above");
+        result?;
+        let object = match state.committed {
+            Some(c) => HitObject::Hit(Box::new(traversal::commit(
+                w.scene,
+                &state.setup,
+                &state.ray,
+                c,
+            ))),
+            None => HitObject::Miss(Box::new(Miss {
+                ray: state.ray,
+                index: miss_record_index(params.miss_index),
+            })),
+        };
+        Ok((object, state.payload))
+    }
+
+    async fn process_candidate(&mut self, c: Candidate, tmin: (f64, f64)) -> Ex<()> {
+        let tmax = self.traces.last().expect("tracing").tmax;
+        match c.kind {
+            CandidateKind::Triangle {
+                t,
+                t_err,
+                barycentrics,
+                front,
+            } => {
+                // Tested again against the current tmax
+                // (`vk.candidate.triangle_t_open_interval`).
+                let in_range = geometry::triangle_t_in_range(t, t_err, tmin, tmax);
+                if !traversal::decide(
+                    in_range,
+                    &mut self.log,
+                    "a triangle hit within implementation precision of the current tmax",
+                ) {
+                    return Ok(());
+                }
+                let hit_kind = Scalar::uint(traversal::triangle_hit_kind(front));
+                let attributes = traversal::triangle_attributes(barycentrics);
+                self.confirm(c, Scalar::float_approx(t, t_err), hit_kind, attributes)
+                    .await?;
+                Ok(())
+            }
+            CandidateKind::Aabb { t0, t1, err } => {
+                let in_range = geometry::aabb_interval_in_range(t0, t1, err, tmin, tmax);
+                if !traversal::decide(
+                    in_range,
+                    &mut self.log,
+                    "a box within implementation precision of the current tmax",
+                ) {
+                    return Ok(());
+                }
+                self.intersect(c).await
+            }
+        }
+    }
+
+    /// Runs the intersection shader of an AABB candidate
+    /// (`vk.confirmation.aabb.intersection_shader_invoked`); a record
+    /// without one processes nothing further
+    /// (`vk.confirmation.aabb.unused_intersection_shader_no_processing`).
+    async fn intersect(&mut self, c: Candidate) -> Ex<()> {
+        self.check_record(
+            Table::HitGroup,
+            c.record,
+            "vk.confirmation.aabb.intersection_shader_invoked",
+        )?;
+        let record = &self.w.table.hit_groups[c.record as usize];
+        let Some(shader) = record.intersection.clone() else {
+            return Ok(());
+        };
+        let constants = record.local_root_constants.clone();
+        let state = self.traces.last_mut().expect("tracing");
+        state.current = Some(c.clone());
+        let tmax = state.tmax;
+        let unknown_kind =
+            Scalar::unspecified(ScalarType::Uint, "HitKind in an intersection shader");
+        let hit = self.candidate_hit(
+            &c,
+            Scalar::float_approx(tmax.0, tmax.1),
+            unknown_kind,
+            no_attributes(),
+        );
+        self.depth += 1;
+        self.reorder_point(ReorderPoint::ShaderTransition).await;
+        let result = self
+            .invoke_entry(
+                &shader,
+                Stage::Intersection,
+                System::Hit(Box::new(hit)),
+                constants,
+                Vec::new(),
+            )
+            .await;
+        self.reorder_point(ReorderPoint::ShaderTransition).await;
+        self.depth -= 1;
+        match result?.1 {
+            None | Some(Termination::EndSearch) => Ok(()),
+            Some(t) => fault(
+                FaultCode::InvalidStage,
+                format!("{t:?} in an intersection shader"),
+            ),
+        }
+    }
+
+    /// The hit a candidate would make, as shaders see it.
+    fn candidate_hit(&self, c: &Candidate, t: Scalar, hit_kind: Scalar, attributes: Value) -> Hit {
+        let state = self.traces.last().expect("tracing");
+        traversal::commit(
+            self.w.scene,
+            &state.setup,
+            &state.ray,
+            Committed {
+                candidate: c.clone(),
+                t,
+                hit_kind,
+                attributes,
+            },
+        )
+    }
+
+    /// Confirmation and closest-hit determination of a triangle or generated
+    /// candidate: opaque ones are confirmed at once
+    /// (`vk.confirmation.triangle.opaque_confirmed_immediately`), others run
+    /// the any-hit shader (`vk.confirmation.triangle.any_hit_invoked`), which
+    /// may ignore them (`vk.confirmation.triangle.ignore_intersection_drops`);
+    /// without one they are confirmed (`vk.confirmation.triangle.unused_any_hit_confirms`).
+    /// Returns whether the candidate was confirmed.
+    async fn confirm(
+        &mut self,
+        c: Candidate,
+        t: Scalar,
+        hit_kind: Scalar,
+        attributes: Value,
+    ) -> Ex<bool> {
+        let mut end = false;
+        if !c.opaque {
+            self.check_record(
+                Table::HitGroup,
+                c.record,
+                "vk.confirmation.triangle.any_hit_invoked",
+            )?;
+            let record = &self.w.table.hit_groups[c.record as usize];
+            if let Some(shader) = record.any_hit.clone() {
+                let constants = record.local_root_constants.clone();
+                let hit = self.candidate_hit(&c, t.clone(), hit_kind.clone(), attributes.clone());
+                let payload = self.traces.last().expect("tracing").payload.clone();
+                let (payload, termination) = self
+                    .run_stage(
+                        &shader,
+                        Stage::AnyHit,
+                        System::Hit(Box::new(hit)),
+                        constants,
+                        payload,
+                        Some(attributes.clone()),
+                    )
+                    .await?;
+                self.traces.last_mut().expect("tracing").payload = payload;
+                match termination {
+                    Some(Termination::IgnoreHit) => return Ok(false),
+                    Some(Termination::AcceptHitAndEndSearch) => end = true,
+                    _ => {}
+                }
+            }
+        }
+        let accept_first = self.traces.last().expect("tracing").params.flags
+            & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH
+            != 0;
+        let state = self.traces.last_mut().expect("tracing");
+        let take = match traversal::closest(t.to_f64(), t.err, state.tmax.0, state.tmax.1) {
+            Closer::Commit => true,
+            Closer::Drop => false,
+            Closer::Either => {
+                crate::choice::Chooser::choose(
+                    &mut self.log,
+                    2,
+                    "a confirmed hit at exactly the current tmax",
+                ) == 0
+            }
+        };
+        let state = self.traces.last_mut().expect("tracing");
+        if take {
+            state.tmax = (t.to_f64(), t.err);
+            state.committed = Some(Committed {
+                candidate: c,
+                t,
+                hit_kind,
+                attributes,
+            });
+        }
+        // `vk.closest_hit.terminate_on_first_hit`
+        if end || accept_first {
+            state.end = true;
+        }
+        Ok(true)
+    }
+
+    /// `ReportHit(t, kind, attributes)` in an intersection shader: a
+    /// generated candidate at `t` (`vk.confirmation.generated.t_equals_hit_parameter`)
+    /// with the AABB's opacity (`vk.culling.opacity.generated_inherits_aabb_opacity`),
+    /// confirmed like a triangle (`vk.confirmation.generated.independent_confirmation`).
+    /// A `t` outside `[RayTMin, RayTCurrent]` is ignored and reports false
+    /// (HLSL's `ReportHit`; the chapter is silent, see the spec-map note).
+    pub async fn report_hit(&mut self, args: &'a [Expr]) -> Ex<Value> {
+        if self.stage() != Stage::Intersection {
+            return fault(
+                FaultCode::InvalidStage,
+                "`ReportHit` is available only in intersection shaders",
+            );
+        }
+        if args.len() != 3 {
+            return fault(
+                FaultCode::Unsupported,
+                "`ReportHit` takes (t, hit kind, attributes)",
+            );
+        }
+        let t = self
+            .scalar_arg(&args[0])
+            .await?
+            .convert(ScalarType::Float, &mut self.log);
+        let kind = self.uint_arg(&args[1], "the hit kind").await?;
+        let attributes = self.eval(&args[2]).await?;
+        if !matches!(attributes, Value::Struct { .. }) {
+            return fault(
+                FaultCode::Unsupported,
+                "the attributes of `ReportHit` are a struct",
+            );
+        }
+        if kind > 127 {
+            return fault(
+                FaultCode::InvalidValue,
+                format!("ReportHit hit kind {kind}: user hit kinds are 0..=127"),
+            );
+        }
+        let state = self
+            .traces
+            .last()
+            .expect("an intersection shader runs inside a trace");
+        let (tmin, tmax) = ((state.ray.tmin.to_f64(), state.ray.tmin.err), state.tmax);
+        let c = state
+            .current
+            .clone()
+            .expect("an intersection shader runs for a candidate");
+        let in_range = geometry::aabb_interval_in_range(t.to_f64(), t.to_f64(), t.err, tmin, tmax);
+        if !traversal::decide(
+            in_range,
+            &mut self.log,
+            "a reported hit within implementation precision of tmin or tmax",
+        ) {
+            return Ok(Value::boolean(false));
+        }
+        let confirmed = self.confirm(c, t, Scalar::uint(kind), attributes).await?;
+        let state = self.traces.last().expect("tracing");
+        let (end, new_tmax) = (state.end, state.tmax);
+        // The intersection shader sees the new closest hit's t.
+        if let System::Hit(h) = &mut self.stack.last_mut().expect("running").system {
+            h.t = Scalar::float_approx(new_tmax.0, new_tmax.1);
+        }
+        if end {
+            return Err(Exit::Terminate(Termination::EndSearch));
+        }
+        Ok(Value::boolean(confirmed))
+    }
+
+    /// `CallShader(index, params)`: the callable shader of a callable
+    /// record, between reorder points (`ser.reorder_point.list.call_shader_transitions`).
+    pub async fn call_shader(&mut self, args: &'a [Expr]) -> Ex<Value> {
+        if !matches!(
+            self.stage(),
+            Stage::RayGeneration | Stage::ClosestHit | Stage::Miss | Stage::Callable
+        ) {
+            return fault(
+                FaultCode::InvalidStage,
+                format!("`CallShader` in a {} shader", self.stage().name()),
+            );
+        }
+        if args.len() != 2 {
+            return fault(
+                FaultCode::Unsupported,
+                "`CallShader` takes (index, parameters)",
+            );
+        }
+        let index = self.uint_arg(&args[0], "the callable shader index").await?;
+        let place = self.place(&args[1]).await?;
+        let params = self.read_place(&place)?;
+        self.check_record(
+            Table::Callable,
+            index,
+            "ser.reorder_point.list.call_shader_transitions",
+        )?;
+        let record = &self.w.table.callable[index as usize];
+        let Some(shader) = record.shader.clone() else {
+            return Ok(params);
+        };
+        let constants = record.local_root_constants.clone();
+        self.reorder_point(ReorderPoint::ShaderTransition).await;
+        let result = self
+            .invoke_entry(
+                &shader,
+                Stage::Callable,
+                System::Dispatch,
+                constants,
+                vec![params],
+            )
+            .await;
+        self.reorder_point(ReorderPoint::ShaderTransition).await;
+        let (mut out, _) = result?;
+        self.write_place(&place, out.swap_remove(0))?;
+        Ok(Value::Struct {
+            name: "void".into(),
+            fields: Vec::new(),
+        })
+    }
+}
+
+fn no_attributes() -> Value {
+    Value::Struct {
+        name: "<none>".into(),
+        fields: Vec::new(),
+    }
+}

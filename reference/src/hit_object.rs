@@ -1,0 +1,378 @@
+//! `HitObject`: a value that encodes a hit, a miss, or nothing (NOP), and
+//! its accessors.
+//!
+//! One function per accessor, each with the results the spec gives for hit,
+//! miss and NOP objects. Under the Vulkan profiles the HLSL defaults for
+//! non-hits (zeros, identity-like matrices, the world ray as object ray) do
+//! not hold; those results are reported as unspecified there.
+
+use crate::profile::Profile;
+use crate::ray::Ray;
+use crate::sbt::{HIT_GROUP_INDEX_MASK, MISS_INDEX_MASK};
+use crate::value::{Scalar, Value};
+use ser_lang::names::ray_flag;
+
+/// A hit object. The type makes the three encodings exclusive
+/// (`ser.hit_object.is_nop.true_only_for_nop`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum HitObject {
+    /// Neither a hit nor a miss (`ser.hit_object.make_nop.neither_hit_nor_miss`).
+    #[default]
+    Nop,
+    Miss(Box<Miss>),
+    Hit(Box<Hit>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Miss {
+    pub ray: Ray,
+    /// Miss-table record index, 16 bits.
+    pub index: u32,
+}
+
+/// A 3x4 matrix of floats, row-major.
+pub type Matrix34 = [[Scalar; 4]; 3];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    pub ray: Ray,
+    /// `RayTCurrent` of the committed hit.
+    pub t: Scalar,
+    pub instance_index: u32,
+    pub instance_id: u32,
+    pub geometry_index: u32,
+    pub primitive_index: u32,
+    pub hit_kind: Scalar,
+    pub object_to_world: Matrix34,
+    pub world_to_object: Matrix34,
+    pub object_origin: [Scalar; 3],
+    pub object_direction: [Scalar; 3],
+    /// The committed attributes, a struct value.
+    pub attributes: Value,
+    /// Hit-group record index; `None` for an object made by
+    /// `HitObject::FromRayQuery` before `SetShaderTableIndex`.
+    pub index: Option<u32>,
+}
+
+/// The ray flags a profile defines: "Only defined ray flags are propagated
+/// by the system" (`ser.hit_object.make_miss.only_defined_flags_propagated`).
+/// Shader Model 6.9 adds `RAY_FLAG_FORCE_OPACITY_MICROMAP_2_STATE`.
+pub fn defined_ray_flags(profile: Profile) -> u32 {
+    match profile {
+        Profile::Sm69 | Profile::VulkanExt | Profile::VulkanNv => {
+            ray_flag::DEFINED_0027 | ray_flag::FORCE_OPACITY_MICROMAP_2_STATE
+        }
+        _ => ray_flag::DEFINED_0027,
+    }
+}
+
+/// `HitObject::MakeMiss`: a miss without tracing a ray
+/// (`ser.hit_object.make_miss.constructs_miss`); only the low 16 bits of the
+/// miss index are used (`ser.hit_object.make_miss.miss_index_low_16_bits`).
+/// Whether the record exists is checked by the caller, which has the table.
+pub fn make_miss(flags: u32, miss_index: u32, mut ray: Ray, profile: Profile) -> HitObject {
+    ray.flags = flags & defined_ray_flags(profile);
+    HitObject::Miss(Box::new(Miss {
+        ray,
+        index: miss_index & MISS_INDEX_MASK,
+    }))
+}
+
+/// The 3x4 matrix with ones on the diagonal that non-hits return
+/// (`ser.hit_object.get_object_to_world_3x4.non_hit_identity`).
+pub fn identity_3x4() -> Matrix34 {
+    std::array::from_fn(|r| std::array::from_fn(|c| Scalar::float(if r == c { 1.0 } else { 0.0 })))
+}
+
+fn matrix_3x4(m: &Matrix34) -> Value {
+    Value::Matrix {
+        rows: 3,
+        cols: 4,
+        elems: m.iter().flatten().cloned().collect(),
+    }
+}
+
+/// The 4x3 form is the transpose of the 3x4 form
+/// (`ser.hit_object.get_object_to_world_4x3.transpose_of_object_to_world_3x4`).
+fn matrix_4x3(m: &Matrix34) -> Value {
+    Value::Matrix {
+        rows: 4,
+        cols: 3,
+        elems: (0..4)
+            .flat_map(|c| (0..3).map(move |r| m[r][c].clone()))
+            .collect(),
+    }
+}
+
+fn zero3() -> Value {
+    Value::float3([Scalar::float(0.0), Scalar::float(0.0), Scalar::float(0.0)])
+}
+
+fn vec3(v: &[Scalar; 3]) -> Value {
+    Value::Vector(v.to_vec())
+}
+
+impl HitObject {
+    /// `ser.hit_object.is_miss.true_for_miss`, `ser.hit_object.is_miss.false_for_hit_or_nop`
+    pub fn is_miss(&self) -> bool {
+        matches!(self, HitObject::Miss(_))
+    }
+
+    /// `ser.hit_object.is_hit.true_for_hit`, `ser.hit_object.is_hit.false_for_miss_or_nop`
+    pub fn is_hit(&self) -> bool {
+        matches!(self, HitObject::Hit(_))
+    }
+
+    /// `ser.hit_object.is_nop.true_only_for_nop`
+    pub fn is_nop(&self) -> bool {
+        matches!(self, HitObject::Nop)
+    }
+
+    pub fn ray(&self) -> Option<&Ray> {
+        match self {
+            HitObject::Nop => None,
+            HitObject::Miss(m) => Some(&m.ray),
+            HitObject::Hit(h) => Some(&h.ray),
+        }
+    }
+
+    /// A result the HLSL profiles define for a non-hit, and the Vulkan
+    /// profiles leave undefined.
+    fn non_hit(&self, profile: Profile, hlsl: Value, accessor: &str) -> Value {
+        if profile.defines_non_hit_accessors() {
+            return hlsl;
+        }
+        let kind = if self.is_nop() {
+            "an empty (NOP)"
+        } else {
+            "a miss"
+        };
+        let reason = format!("{profile} leaves {accessor} on {kind} hit object undefined");
+        unspecify(hlsl, &reason)
+    }
+
+    /// `ser.hit_object.get_ray_flags.returns_ray_flags`,
+    /// `ser.hit_object.get_ray_flags.nop_returns_zero`
+    pub fn get_ray_flags(&self, p: Profile) -> Value {
+        match self.ray() {
+            Some(r) => Value::uint(r.flags),
+            None => self.non_hit(p, Value::uint(0), "GetRayFlags"),
+        }
+    }
+
+    /// `ser.hit_object.get_ray_tmin.returns_tmin`,
+    /// `ser.hit_object.get_ray_tmin.nop_returns_zero`
+    pub fn get_ray_tmin(&self, p: Profile) -> Value {
+        match self.ray() {
+            Some(r) => Value::Scalar(r.tmin.clone()),
+            None => self.non_hit(p, Value::float(0.0), "GetRayTMin"),
+        }
+    }
+
+    /// `ser.hit_object.get_ray_tcurrent.returns_tcurrent`,
+    /// `ser.hit_object.get_ray_tcurrent.miss_returns_tmax`,
+    /// `ser.hit_object.get_ray_tcurrent.nop_returns_zero`
+    pub fn get_ray_tcurrent(&self, p: Profile) -> Value {
+        match self {
+            HitObject::Hit(h) => Value::Scalar(h.t.clone()),
+            HitObject::Miss(m) => Value::Scalar(m.ray.tmax.clone()),
+            HitObject::Nop => self.non_hit(p, Value::float(0.0), "GetRayTCurrent"),
+        }
+    }
+
+    /// `ser.hit_object.get_world_ray_origin.returns_origin`,
+    /// `ser.hit_object.get_world_ray_origin.nop_returns_zero`
+    pub fn get_world_ray_origin(&self, p: Profile) -> Value {
+        match self.ray() {
+            Some(r) => vec3(&r.origin),
+            None => self.non_hit(p, zero3(), "GetWorldRayOrigin"),
+        }
+    }
+
+    /// `ser.hit_object.get_world_ray_direction.returns_direction`,
+    /// `ser.hit_object.get_world_ray_direction.nop_returns_zero`
+    pub fn get_world_ray_direction(&self, p: Profile) -> Value {
+        match self.ray() {
+            Some(r) => vec3(&r.direction),
+            None => self.non_hit(p, zero3(), "GetWorldRayDirection"),
+        }
+    }
+
+    /// `ser.hit_object.get_object_ray_origin.returns_origin`,
+    /// `ser.hit_object.get_object_ray_origin.miss_returns_world_origin`,
+    /// `ser.hit_object.get_object_ray_origin.nop_returns_zero`
+    pub fn get_object_ray_origin(&self, p: Profile) -> Value {
+        match self {
+            HitObject::Hit(h) => vec3(&h.object_origin),
+            HitObject::Miss(m) => self.non_hit(p, vec3(&m.ray.origin), "GetObjectRayOrigin"),
+            HitObject::Nop => self.non_hit(p, zero3(), "GetObjectRayOrigin"),
+        }
+    }
+
+    /// `ser.hit_object.get_object_ray_direction.returns_direction`,
+    /// `ser.hit_object.get_object_ray_direction.miss_returns_world_direction`,
+    /// `ser.hit_object.get_object_ray_direction.nop_returns_zero`
+    pub fn get_object_ray_direction(&self, p: Profile) -> Value {
+        match self {
+            HitObject::Hit(h) => vec3(&h.object_direction),
+            HitObject::Miss(m) => self.non_hit(p, vec3(&m.ray.direction), "GetObjectRayDirection"),
+            HitObject::Nop => self.non_hit(p, zero3(), "GetObjectRayDirection"),
+        }
+    }
+
+    fn object_to_world(&self) -> Option<&Matrix34> {
+        match self {
+            HitObject::Hit(h) => Some(&h.object_to_world),
+            _ => None,
+        }
+    }
+
+    fn world_to_object(&self) -> Option<&Matrix34> {
+        match self {
+            HitObject::Hit(h) => Some(&h.world_to_object),
+            _ => None,
+        }
+    }
+
+    /// `ser.hit_object.get_object_to_world_3x4.returns_matrix`,
+    /// `ser.hit_object.get_object_to_world_3x4.non_hit_identity`
+    pub fn get_object_to_world_3x4(&self, p: Profile) -> Value {
+        match self.object_to_world() {
+            Some(m) => matrix_3x4(m),
+            None => self.non_hit(p, matrix_3x4(&identity_3x4()), "GetObjectToWorld3x4"),
+        }
+    }
+
+    /// `ser.hit_object.get_object_to_world_4x3.returns_matrix`,
+    /// `ser.hit_object.get_object_to_world_4x3.non_hit_identity`,
+    /// `ser.hit_object.get_object_to_world_4x3.transpose_of_object_to_world_3x4`
+    pub fn get_object_to_world_4x3(&self, p: Profile) -> Value {
+        match self.object_to_world() {
+            Some(m) => matrix_4x3(m),
+            None => self.non_hit(p, matrix_4x3(&identity_3x4()), "GetObjectToWorld4x3"),
+        }
+    }
+
+    /// `ser.hit_object.get_world_to_object_3x4.returns_matrix`,
+    /// `ser.hit_object.get_world_to_object_3x4.non_hit_identity`
+    pub fn get_world_to_object_3x4(&self, p: Profile) -> Value {
+        match self.world_to_object() {
+            Some(m) => matrix_3x4(m),
+            None => self.non_hit(p, matrix_3x4(&identity_3x4()), "GetWorldToObject3x4"),
+        }
+    }
+
+    /// `ser.hit_object.get_world_to_object_4x3.returns_matrix`,
+    /// `ser.hit_object.get_world_to_object_4x3.non_hit_identity`,
+    /// `ser.hit_object.get_world_to_object_4x3.transpose_of_world_to_object_3x4`
+    pub fn get_world_to_object_4x3(&self, p: Profile) -> Value {
+        match self.world_to_object() {
+            Some(m) => matrix_4x3(m),
+            None => self.non_hit(p, matrix_4x3(&identity_3x4()), "GetWorldToObject4x3"),
+        }
+    }
+
+    fn hit_uint(&self, p: Profile, field: impl Fn(&Hit) -> u32, accessor: &str) -> Value {
+        match self {
+            HitObject::Hit(h) => Value::uint(field(h)),
+            _ => self.non_hit(p, Value::uint(0), accessor),
+        }
+    }
+
+    /// `ser.hit_object.get_instance_index.returns_value`,
+    /// `ser.hit_object.get_instance_index.non_hit_returns_zero`
+    pub fn get_instance_index(&self, p: Profile) -> Value {
+        self.hit_uint(p, |h| h.instance_index, "GetInstanceIndex")
+    }
+
+    /// `ser.hit_object.get_instance_id.returns_value`,
+    /// `ser.hit_object.get_instance_id.non_hit_returns_zero`
+    pub fn get_instance_id(&self, p: Profile) -> Value {
+        self.hit_uint(p, |h| h.instance_id, "GetInstanceID")
+    }
+
+    /// `ser.hit_object.get_geometry_index.returns_value`,
+    /// `ser.hit_object.get_geometry_index.non_hit_returns_zero`
+    pub fn get_geometry_index(&self, p: Profile) -> Value {
+        self.hit_uint(p, |h| h.geometry_index, "GetGeometryIndex")
+    }
+
+    /// `ser.hit_object.get_primitive_index.returns_value`,
+    /// `ser.hit_object.get_primitive_index.non_hit_returns_zero`
+    pub fn get_primitive_index(&self, p: Profile) -> Value {
+        self.hit_uint(p, |h| h.primitive_index, "GetPrimitiveIndex")
+    }
+
+    /// `ser.hit_object.get_hit_kind.returns_hit_kind`,
+    /// `ser.hit_object.get_hit_kind.non_hit_returns_zero`
+    pub fn get_hit_kind(&self, p: Profile) -> Value {
+        match self {
+            HitObject::Hit(h) => Value::Scalar(h.hit_kind.clone()),
+            _ => self.non_hit(p, Value::uint(0), "GetHitKind"),
+        }
+    }
+
+    /// `ser.hit_object.get_shader_table_index.returns_index`,
+    /// `ser.hit_object.get_shader_table_index.hit_relates_to_hit_group_table`,
+    /// `ser.hit_object.get_shader_table_index.miss_relates_to_miss_table`,
+    /// `ser.hit_object.get_shader_table_index.nop_or_unset_query_zero`
+    pub fn get_shader_table_index(&self, p: Profile) -> Value {
+        match self {
+            HitObject::Hit(h) => match h.index {
+                Some(i) => Value::uint(i),
+                None => Value::uint(0),
+            },
+            HitObject::Miss(m) => Value::uint(m.index),
+            HitObject::Nop => self.non_hit(p, Value::uint(0), "GetShaderTableIndex"),
+        }
+    }
+
+    /// `ser.hit_object.set_shader_table_index.sets_index`: a hit keeps the
+    /// bottom 28 bits (`ser.hit_object.set_shader_table_index.hit_low_28_bits`),
+    /// a miss the low 16 (`ser.hit_object.set_shader_table_index.miss_low_16_bits`),
+    /// a NOP ignores the value (`ser.hit_object.set_shader_table_index.nop_ignored`).
+    pub fn set_shader_table_index(&mut self, index: u32) {
+        match self {
+            HitObject::Hit(h) => h.index = Some(index & HIT_GROUP_INDEX_MASK),
+            HitObject::Miss(m) => m.index = index & MISS_INDEX_MASK,
+            HitObject::Nop => {}
+        }
+    }
+
+    /// The record `Invoke`, `LoadLocalRootTableConstant` and reordering use:
+    /// none for a NOP or a ray-query hit without an index
+    /// (`ser.hit_object.invoke.nop_or_unset_query_not_invoked`).
+    pub fn record(&self) -> Option<(crate::sbt::Table, u32)> {
+        match self {
+            HitObject::Hit(h) => h.index.map(|i| (crate::sbt::Table::HitGroup, i)),
+            HitObject::Miss(m) => Some((crate::sbt::Table::Miss, m.index)),
+            HitObject::Nop => None,
+        }
+    }
+}
+
+/// Marks every scalar of a value unspecified.
+pub fn unspecify(v: Value, reason: &str) -> Value {
+    let reason: crate::value::Reason = reason.into();
+    let mark = |s: Scalar| Scalar {
+        unspecified: Some(reason.clone()),
+        ..s
+    };
+    match v {
+        Value::Scalar(s) => Value::Scalar(mark(s)),
+        Value::Vector(c) => Value::Vector(c.into_iter().map(mark).collect()),
+        Value::Matrix { rows, cols, elems } => Value::Matrix {
+            rows,
+            cols,
+            elems: elems.into_iter().map(mark).collect(),
+        },
+        Value::Struct { name, fields } => Value::Struct {
+            name,
+            fields: fields.into_iter().map(|f| unspecify(f, &reason)).collect(),
+        },
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|f| unspecify(f, &reason)).collect())
+        }
+        other => other,
+    }
+}

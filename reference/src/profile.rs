@@ -1,0 +1,74 @@
+//! Profiles: the published forms of the SER model the suite can check.
+//!
+//! They agree on most rules and differ on some (see `../shared/spec/README.md`).
+//! A case lists the profiles it applies to; a backend implements one; the
+//! reference runs under any of them.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Profile {
+    /// HLSL proposal 0027, later revision (`MaybeReorderThread`): the
+    /// primary text.
+    #[serde(rename = "0027-maybereorderthread")]
+    MaybeReorderThread0027,
+    /// HLSL proposal 0027, earlier revision (`ReorderThread`).
+    #[serde(rename = "0027-reorderthread")]
+    ReorderThread0027,
+    /// Shader Model 6.9, the final HLSL.
+    #[serde(rename = "sm69")]
+    Sm69,
+    /// `VK_NV_ray_tracing_invocation_reorder`.
+    #[serde(rename = "vulkan-nv")]
+    VulkanNv,
+    /// `VK_EXT_ray_tracing_invocation_reorder`.
+    #[serde(rename = "vulkan-ext")]
+    VulkanExt,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 5] = [
+        Profile::MaybeReorderThread0027,
+        Profile::ReorderThread0027,
+        Profile::Sm69,
+        Profile::VulkanNv,
+        Profile::VulkanExt,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::MaybeReorderThread0027 => "0027-maybereorderthread",
+            Profile::ReorderThread0027 => "0027-reorderthread",
+            Profile::Sm69 => "sm69",
+            Profile::VulkanNv => "vulkan-nv",
+            Profile::VulkanExt => "vulkan-ext",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Profile> {
+        Profile::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The name of the reorder intrinsic: `ReorderThread` in the earlier
+    /// revision, `MaybeReorderThread` after it. The Vulkan forms are written
+    /// in the same case language, with the later name.
+    pub fn reorder_intrinsic(self) -> &'static str {
+        match self {
+            Profile::ReorderThread0027 => "ReorderThread",
+            _ => "MaybeReorderThread",
+        }
+    }
+
+    /// Whether the HLSL definitions of accessor results on NOP and miss
+    /// objects (zeros, identity-like matrices, the world ray as the object
+    /// ray) hold. The Vulkan extensions leave those values undefined.
+    pub fn defines_non_hit_accessors(self) -> bool {
+        !matches!(self, Profile::VulkanNv | Profile::VulkanExt)
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,488 @@
+//! A shader library resolved for running: structs, functions, resources and
+//! entry points by name, with the names every body uses checked.
+
+use crate::value::StructLayouts;
+use ser_lang::ast::*;
+use ser_lang::names;
+use ser_lang::parser::numeric_type;
+use ser_lang::Span;
+use std::collections::{BTreeMap, HashSet};
+
+/// A name or signature error in a library, located in its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramError {
+    pub span: Span,
+    pub within: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for ProgramError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.within {
+            Some(w) => write!(f, "{} (in `{w}`): {}", self.span, self.message),
+            None => write!(f, "{}: {}", self.span, self.message),
+        }
+    }
+}
+
+/// A shader stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    RayGeneration,
+    ClosestHit,
+    AnyHit,
+    Miss,
+    Intersection,
+    Callable,
+}
+
+impl Stage {
+    pub fn from_name(name: &str) -> Option<Stage> {
+        Some(match name {
+            "raygeneration" => Stage::RayGeneration,
+            "closesthit" => Stage::ClosestHit,
+            "anyhit" => Stage::AnyHit,
+            "miss" => Stage::Miss,
+            "intersection" => Stage::Intersection,
+            "callable" => Stage::Callable,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::RayGeneration => "raygeneration",
+            Stage::ClosestHit => "closesthit",
+            Stage::AnyHit => "anyhit",
+            Stage::Miss => "miss",
+            Stage::Intersection => "intersection",
+            Stage::Callable => "callable",
+        }
+    }
+
+    /// The parameters an entry point of this stage takes: how many, and
+    /// which is the payload (or callable parameter) and which the attributes.
+    fn signature(self) -> (usize, Option<usize>, Option<usize>) {
+        match self {
+            Stage::RayGeneration | Stage::Intersection => (0, None, None),
+            Stage::ClosestHit | Stage::AnyHit => (2, Some(0), Some(1)),
+            Stage::Miss | Stage::Callable => (1, Some(0), None),
+        }
+    }
+}
+
+/// An output buffer declared in the library.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferDecl {
+    pub name: String,
+    pub element: Type,
+    pub storage: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct Program {
+    pub library: Library,
+    structs: BTreeMap<String, Vec<(String, Type)>>,
+    functions: BTreeMap<String, usize>,
+    pub buffers: Vec<BufferDecl>,
+    pub acceleration_structures: Vec<String>,
+    /// Fields of the local root constant buffer (a `cbuffer` in register
+    /// space 1): name, type, byte offset.
+    pub local_constants: Vec<(String, Type, u32)>,
+}
+
+impl StructLayouts for Program {
+    fn fields_of(&self, name: &str) -> Option<&[(String, Type)]> {
+        self.structs.get(name).map(Vec::as_slice)
+    }
+}
+
+fn err(span: Span, within: Option<&str>, message: impl Into<String>) -> ProgramError {
+    ProgramError {
+        span,
+        within: within.map(str::to_string),
+        message: message.into(),
+    }
+}
+
+impl Program {
+    pub fn new(library: Library) -> Result<Program, ProgramError> {
+        let mut structs = BTreeMap::new();
+        for (name, fields) in names::BUILTIN_STRUCTS {
+            let fields = fields
+                .iter()
+                .map(|(f, t)| {
+                    (
+                        f.to_string(),
+                        numeric_type(t).expect("built-in field types are numeric"),
+                    )
+                })
+                .collect();
+            structs.insert(name.to_string(), fields);
+        }
+        let mut program = Program {
+            library: Library { items: Vec::new() },
+            structs,
+            functions: BTreeMap::new(),
+            buffers: Vec::new(),
+            acceleration_structures: Vec::new(),
+            local_constants: Vec::new(),
+        };
+        let mut seen = HashSet::new();
+        for (i, item) in library.items.iter().enumerate() {
+            let (span, name) = match item {
+                Item::Struct(s) => (s.span, &s.name),
+                Item::Resource(r) => (r.span, &r.name),
+                Item::CBuffer(c) => (c.span, &c.name),
+                Item::Function(f) => (f.span, &f.name),
+            };
+            if !seen.insert(name.clone())
+                || program.structs.contains_key(name) && !matches!(item, Item::Struct(_))
+            {
+                return Err(err(span, None, format!("`{name}` is declared twice")));
+            }
+            match item {
+                Item::Struct(s) => {
+                    if program.structs.contains_key(&s.name) {
+                        return Err(err(
+                            s.span,
+                            None,
+                            format!(
+                                "struct `{}` is declared twice or shadows a built-in",
+                                s.name
+                            ),
+                        ));
+                    }
+                    program.structs.insert(
+                        s.name.clone(),
+                        s.fields
+                            .iter()
+                            .map(|f| (f.name.clone(), f.ty.clone()))
+                            .collect(),
+                    );
+                }
+                Item::Resource(r) => match &r.kind {
+                    ResourceKind::RwStructuredBuffer(t) => {
+                        if !matches!(t, Type::Scalar(s) | Type::Vector(s, _) if *s != ScalarType::Bool)
+                        {
+                            return Err(err(
+                                r.span,
+                                None,
+                                "buffer elements must be int, uint or float scalars or vectors",
+                            ));
+                        }
+                        program.buffers.push(BufferDecl {
+                            name: r.name.clone(),
+                            element: t.clone(),
+                            storage: r.storage.clone(),
+                        });
+                    }
+                    ResourceKind::AccelerationStructure => {
+                        program.acceleration_structures.push(r.name.clone())
+                    }
+                },
+                Item::CBuffer(c) => {
+                    if !program.local_constants.is_empty() {
+                        return Err(err(
+                            c.span,
+                            None,
+                            "only one local root constant buffer is supported",
+                        ));
+                    }
+                    let mut offset = 0;
+                    for f in &c.fields {
+                        let words = match &f.ty {
+                            Type::Scalar(_) => 1,
+                            Type::Vector(_, n) => *n as u32,
+                            _ => {
+                                return Err(err(
+                                    f.span,
+                                    Some(&c.name),
+                                    "local root constants must be scalars or vectors",
+                                ))
+                            }
+                        };
+                        program
+                            .local_constants
+                            .push((f.name.clone(), f.ty.clone(), offset));
+                        offset += 4 * words;
+                    }
+                }
+                Item::Function(f) => {
+                    if let Some(stage) = f.stage() {
+                        let Some(stage) = Stage::from_name(stage) else {
+                            return Err(err(
+                                f.span,
+                                Some(&f.name),
+                                format!(
+                                    "unknown shader stage \"{stage}\"; expected one of {}",
+                                    names::STAGES.join(", ")
+                                ),
+                            ));
+                        };
+                        check_entry_signature(f, stage)?;
+                    }
+                    program.functions.insert(f.name.clone(), i);
+                }
+            }
+        }
+        program.library = library;
+        let checker = NameCheck { program: &program };
+        for item in &program.library.items {
+            if let Item::Function(f) = item {
+                checker.function(f)?;
+            }
+        }
+        Ok(program)
+    }
+
+    pub fn function(&self, name: &str) -> Option<&FunctionDecl> {
+        match &self.library.items[*self.functions.get(name)?] {
+            Item::Function(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The stage of an entry point.
+    pub fn entry_stage(&self, name: &str) -> Option<Stage> {
+        self.function(name)?.stage().and_then(Stage::from_name)
+    }
+
+    pub fn buffer_index(&self, name: &str) -> Option<usize> {
+        self.buffers.iter().position(|b| b.name == name)
+    }
+
+    pub fn has_struct(&self, name: &str) -> bool {
+        self.structs.contains_key(name)
+    }
+
+    /// Index of a field in a struct.
+    pub fn field_index(&self, struct_name: &str, field: &str) -> Option<(usize, &Type)> {
+        self.structs
+            .get(struct_name)?
+            .iter()
+            .enumerate()
+            .find(|(_, (n, _))| n == field)
+            .map(|(i, (_, t))| (i, t))
+    }
+}
+
+fn check_entry_signature(f: &FunctionDecl, stage: Stage) -> Result<(), ProgramError> {
+    let (count, payload, attributes) = stage.signature();
+    let within = Some(f.name.as_str());
+    if f.return_type != Type::Void {
+        return Err(err(f.span, within, "an entry point returns void"));
+    }
+    if f.params.len() != count {
+        return Err(err(
+            f.span,
+            within,
+            format!(
+                "a {} shader takes {count} parameter(s), found {}",
+                stage.name(),
+                f.params.len()
+            ),
+        ));
+    }
+    if let Some(i) = payload {
+        let p = &f.params[i];
+        if p.mode != ParamMode::InOut || !matches!(p.ty, Type::Struct(_)) {
+            return Err(err(
+                f.span,
+                within,
+                format!(
+                    "parameter `{}` of a {} shader is an `inout` struct",
+                    p.name,
+                    stage.name()
+                ),
+            ));
+        }
+    }
+    if let Some(i) = attributes {
+        let p = &f.params[i];
+        if matches!(p.mode, ParamMode::Out | ParamMode::InOut) || !matches!(p.ty, Type::Struct(_)) {
+            return Err(err(
+                f.span,
+                within,
+                format!(
+                    "parameter `{}` of a {} shader is an `in` attribute struct",
+                    p.name,
+                    stage.name()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that every name a function body uses is declared.
+struct NameCheck<'p> {
+    program: &'p Program,
+}
+
+struct Scopes<'f> {
+    function: &'f str,
+    scopes: Vec<Vec<String>>,
+}
+
+impl Scopes<'_> {
+    fn declared(&self, name: &str) -> bool {
+        self.scopes.iter().any(|s| s.iter().any(|n| n == name))
+    }
+}
+
+impl NameCheck<'_> {
+    fn function(&self, f: &FunctionDecl) -> Result<(), ProgramError> {
+        let mut scopes = Scopes {
+            function: &f.name,
+            scopes: vec![f.params.iter().map(|p| p.name.clone()).collect()],
+        };
+        self.block(&f.body, &mut scopes)
+    }
+
+    fn block(&self, b: &Block, s: &mut Scopes) -> Result<(), ProgramError> {
+        s.scopes.push(Vec::new());
+        for st in &b.stmts {
+            self.stmt(st, s)?;
+        }
+        s.scopes.pop();
+        Ok(())
+    }
+
+    fn stmt(&self, st: &Stmt, s: &mut Scopes) -> Result<(), ProgramError> {
+        match &st.kind {
+            StmtKind::Block(b) => self.block(b, s),
+            StmtKind::Decl(d) => {
+                if let Type::RayQuery(flags) = &d.ty {
+                    self.expr(flags, s)?;
+                }
+                for dc in &d.declarators {
+                    if let Some(init) = &dc.init {
+                        self.expr(init, s)?;
+                    }
+                    s.scopes
+                        .last_mut()
+                        .expect("a scope is open")
+                        .push(dc.name.clone());
+                }
+                Ok(())
+            }
+            StmtKind::Expr(e) => self.expr(e, s),
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                self.expr(cond, s)?;
+                self.nested(then_branch, s)?;
+                match else_branch {
+                    Some(e) => self.nested(e, s),
+                    None => Ok(()),
+                }
+            }
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                s.scopes.push(Vec::new());
+                if let Some(i) = init {
+                    self.stmt(i, s)?;
+                }
+                for e in cond.iter().chain(step.iter()) {
+                    self.expr(e, s)?;
+                }
+                self.nested(body, s)?;
+                s.scopes.pop();
+                Ok(())
+            }
+            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+                self.expr(cond, s)?;
+                self.nested(body, s)
+            }
+            StmtKind::Return(Some(e)) => self.expr(e, s),
+            StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => Ok(()),
+        }
+    }
+
+    fn nested(&self, st: &Stmt, s: &mut Scopes) -> Result<(), ProgramError> {
+        s.scopes.push(Vec::new());
+        let r = self.stmt(st, s);
+        s.scopes.pop();
+        r
+    }
+
+    fn expr(&self, e: &Expr, s: &mut Scopes) -> Result<(), ProgramError> {
+        let p = self.program;
+        let fail = |m: String| Err(err(e.span, Some(s.function), m));
+        match &e.kind {
+            ExprKind::IntLit { .. } | ExprKind::FloatLit { .. } | ExprKind::BoolLit(_) => Ok(()),
+            ExprKind::Ident(n) => {
+                let known = s.declared(n)
+                    || names::constant(n).is_some()
+                    || p.buffers.iter().any(|b| &b.name == n)
+                    || p.acceleration_structures.contains(n)
+                    || p.local_constants.iter().any(|(c, ..)| c == n);
+                if known {
+                    Ok(())
+                } else {
+                    fail(format!("`{n}` is not declared"))
+                }
+            }
+            ExprKind::Member(r, _) => self.expr(r, s),
+            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) => {
+                self.expr(a, s)?;
+                self.expr(b, s)
+            }
+            ExprKind::Call { name, args } => {
+                if let Some(f) = p.function(name) {
+                    if f.stage().is_some() {
+                        return fail(format!("`{name}` is an entry point and cannot be called"));
+                    }
+                    if f.params.len() != args.len() {
+                        return fail(format!(
+                            "`{name}` takes {} argument(s), {} given",
+                            f.params.len(),
+                            args.len()
+                        ));
+                    }
+                } else if !names::is_intrinsic(name) {
+                    return fail(format!("`{name}` is not a function or intrinsic"));
+                }
+                args.iter().try_for_each(|a| self.expr(a, s))
+            }
+            ExprKind::StaticCall {
+                ty, method, args, ..
+            } => {
+                if ty != "HitObject" || !names::HIT_OBJECT_STATICS.contains(&method.as_str()) {
+                    return fail(format!("`{ty}::{method}` is not a known static function"));
+                }
+                args.iter().try_for_each(|a| self.expr(a, s))
+            }
+            ExprKind::MethodCall {
+                receiver,
+                method,
+                args,
+                ..
+            } => {
+                if !names::HIT_OBJECT_METHODS.contains(&method.as_str())
+                    && !names::RAY_QUERY_METHODS.contains(&method.as_str())
+                {
+                    return fail(format!("`{method}` is not a HitObject or RayQuery method"));
+                }
+                self.expr(receiver, s)?;
+                args.iter().try_for_each(|a| self.expr(a, s))
+            }
+            ExprKind::Construct(_, args) => args.iter().try_for_each(|a| self.expr(a, s)),
+            ExprKind::Cast(_, x) | ExprKind::Unary(_, x) | ExprKind::IncDec { target: x, .. } => {
+                self.expr(x, s)
+            }
+            ExprKind::Ternary(a, b, c) => {
+                self.expr(a, s)?;
+                self.expr(b, s)?;
+                self.expr(c, s)
+            }
+        }
+    }
+}

@@ -1,0 +1,347 @@
+//! The minimal inline `RayQuery` that `HitObject::FromRayQuery` relies on:
+//! trace, proceed through candidates the shader must decide on, commit, and
+//! read the committed hit.
+//!
+//! Opaque triangles are committed by `Proceed` itself; non-opaque triangles
+//! and procedural primitives are returned to the shader
+//! (`vk.confirmation.triangle.ray_query_proceed_returns_true`,
+//! `vk.confirmation.aabb.ray_query_proceed_returns_true`).
+
+use crate::choice::Chooser;
+use crate::hit_object::{Hit, HitObject};
+use crate::outcome::{Fault, FaultCode};
+use crate::ray::{Ray, TraceParams};
+use crate::scene::Scene;
+use crate::traversal::{self, geometry, Candidate, CandidateKind, Closer, Committed, Setup};
+use crate::value::{Scalar, Value};
+use ser_lang::names::ray_flag;
+
+/// The attributes of a procedural hit made by `FromRayQuery` without the
+/// attributes overload: the proposal does not say what `GetAttributes`
+/// returns then, so it is unspecified.
+pub const NO_ATTRIBUTES: &str = "<attributes not given to FromRayQuery>";
+
+/// `COMMITTED_*` statuses.
+pub const COMMITTED_NOTHING: u32 = 0;
+pub const COMMITTED_TRIANGLE_HIT: u32 = 1;
+pub const COMMITTED_PROCEDURAL_PRIMITIVE_HIT: u32 = 2;
+/// `CANDIDATE_*` types.
+pub const CANDIDATE_NON_OPAQUE_TRIANGLE: u32 = 0;
+pub const CANDIDATE_PROCEDURAL_PRIMITIVE: u32 = 1;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RayQuery {
+    /// The `RayQuery<FLAGS>` template flags.
+    pub template_flags: u32,
+    pub state: Option<Box<QueryState>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryCommit {
+    pub candidate: Candidate,
+    pub t: f64,
+    pub t_err: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct QueryState {
+    /// The ray, with the template flags OR'd into the `TraceRayInline` flags.
+    pub ray: Ray,
+    pub setup: Setup,
+    pub remaining: Vec<Candidate>,
+    pub candidate: Option<Candidate>,
+    pub committed: Option<QueryCommit>,
+    pub tmax: (f64, f64),
+    pub done: bool,
+}
+
+impl PartialEq for QueryState {
+    fn eq(&self, other: &Self) -> bool {
+        self.ray == other.ray
+            && self.remaining == other.remaining
+            && self.candidate == other.candidate
+            && self.committed == other.committed
+    }
+}
+
+impl RayQuery {
+    /// `TraceRayInline`: determines and culls every candidate.
+    pub fn trace(
+        &mut self,
+        scene: &Scene,
+        flags: u32,
+        cull_mask: u32,
+        ray: Ray,
+        chooser: &mut dyn Chooser,
+    ) -> Result<(), Fault> {
+        let flags = flags | self.template_flags;
+        let params = TraceParams {
+            flags,
+            cull_mask,
+            ray_contribution: 0,
+            multiplier: 0,
+            miss_index: 0,
+        };
+        let ray = Ray { flags, ..ray };
+        let setup = traversal::candidates(scene, &ray, &params, chooser)?;
+        let tmax = (ray.tmax.to_f64(), ray.tmax.err);
+        self.state = Some(Box::new(QueryState {
+            remaining: setup.candidates.clone(),
+            setup,
+            ray,
+            candidate: None,
+            committed: None,
+            tmax,
+            done: false,
+        }));
+        Ok(())
+    }
+
+    fn state(&mut self) -> Result<&mut QueryState, Fault> {
+        self.state.as_deref_mut().ok_or_else(|| {
+            Fault::new(
+                FaultCode::Unsupported,
+                "RayQuery used before TraceRayInline",
+            )
+        })
+    }
+
+    /// `Proceed`: commits opaque triangles itself and stops at the next
+    /// candidate the shader must decide on; `false` when none is left.
+    pub fn proceed(&mut self, chooser: &mut dyn Chooser) -> Result<bool, Fault> {
+        let st = self.state()?;
+        st.candidate = None;
+        if st.done {
+            return Ok(false);
+        }
+        let tmin = (st.ray.tmin.to_f64(), st.ray.tmin.err);
+        let order_matters = traversal::order_matters(
+            &st.remaining,
+            |_| true,
+            st.ray.flags & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH != 0,
+        );
+        while let Some(c) = traversal::next_candidate(&mut st.remaining, order_matters, chooser) {
+            match c.kind {
+                CandidateKind::Triangle { t, t_err, .. } => {
+                    let in_range = geometry::triangle_t_in_range(t, t_err, tmin, st.tmax);
+                    if !traversal::decide(
+                        in_range,
+                        chooser,
+                        "a triangle hit within implementation precision of the current tmax",
+                    ) {
+                        continue;
+                    }
+                    if !c.opaque {
+                        st.candidate = Some(c);
+                        return Ok(true);
+                    }
+                    let commit = match traversal::closest(t, t_err, st.tmax.0, st.tmax.1) {
+                        Closer::Commit => true,
+                        Closer::Drop => false,
+                        Closer::Either => {
+                            chooser.choose(2, "a hit at exactly the current tmax") == 0
+                        }
+                    };
+                    if commit {
+                        st.tmax = (t, t_err);
+                        st.committed = Some(QueryCommit {
+                            candidate: c,
+                            t,
+                            t_err,
+                        });
+                        if st.ray.flags & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH != 0 {
+                            st.done = true;
+                            return Ok(false);
+                        }
+                    }
+                }
+                CandidateKind::Aabb { t0, t1, err } => {
+                    let in_range = geometry::aabb_interval_in_range(t0, t1, err, tmin, st.tmax);
+                    if traversal::decide(
+                        in_range,
+                        chooser,
+                        "a box within implementation precision of the current tmax",
+                    ) {
+                        st.candidate = Some(c);
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+        st.done = true;
+        Ok(false)
+    }
+
+    fn current(&mut self) -> Result<(&mut QueryState, Candidate), Fault> {
+        let st = self.state()?;
+        let c = st.candidate.clone().ok_or_else(|| {
+            Fault::new(FaultCode::Unsupported, "RayQuery has no current candidate")
+        })?;
+        Ok((st, c))
+    }
+
+    /// `CandidateType`: `CANDIDATE_NON_OPAQUE_TRIANGLE` or `CANDIDATE_PROCEDURAL_PRIMITIVE`.
+    pub fn candidate_type(&mut self) -> Result<u32, Fault> {
+        let (_, c) = self.current()?;
+        Ok(if c.is_triangle() {
+            CANDIDATE_NON_OPAQUE_TRIANGLE
+        } else {
+            CANDIDATE_PROCEDURAL_PRIMITIVE
+        })
+    }
+
+    pub fn candidate_triangle_t(&mut self) -> Result<Scalar, Fault> {
+        match self.current()?.1.kind {
+            CandidateKind::Triangle { t, t_err, .. } => Ok(Scalar::float_approx(t, t_err)),
+            _ => Err(Fault::new(
+                FaultCode::Unsupported,
+                "CandidateTriangleRayT on a procedural candidate",
+            )),
+        }
+    }
+
+    pub fn candidate_procedural_non_opaque(&mut self) -> Result<bool, Fault> {
+        Ok(!self.current()?.1.opaque)
+    }
+
+    /// `CommitNonOpaqueTriangleHit`.
+    pub fn commit_triangle(&mut self, chooser: &mut dyn Chooser) -> Result<(), Fault> {
+        let (st, c) = self.current()?;
+        let CandidateKind::Triangle { t, t_err, .. } = c.kind else {
+            return Err(Fault::new(
+                FaultCode::Unsupported,
+                "CommitNonOpaqueTriangleHit on a procedural candidate",
+            ));
+        };
+        Self::commit(st, c, t, t_err, chooser);
+        Ok(())
+    }
+
+    /// `CommitProceduralPrimitiveHit(t)`: `t` must lie within
+    /// `[TMin, current TMax]`.
+    pub fn commit_procedural(
+        &mut self,
+        t: &Scalar,
+        chooser: &mut dyn Chooser,
+    ) -> Result<(), Fault> {
+        let (st, c) = self.current()?;
+        if c.is_triangle() {
+            return Err(Fault::new(
+                FaultCode::Unsupported,
+                "CommitProceduralPrimitiveHit on a triangle candidate",
+            ));
+        }
+        let tv = t.to_f64();
+        if tv < st.ray.tmin.to_f64() || tv > st.tmax.0 {
+            return Err(Fault::new(
+                FaultCode::InvalidValue,
+                format!("CommitProceduralPrimitiveHit({tv}) outside [TMin, current TMax]"),
+            ));
+        }
+        Self::commit(st, c, tv, t.err, chooser);
+        Ok(())
+    }
+
+    fn commit(st: &mut QueryState, c: Candidate, t: f64, t_err: f64, chooser: &mut dyn Chooser) {
+        let take = match traversal::closest(t, t_err, st.tmax.0, st.tmax.1) {
+            Closer::Commit => true,
+            Closer::Drop => false,
+            Closer::Either => chooser.choose(2, "a hit at exactly the current tmax") == 0,
+        };
+        if take {
+            st.tmax = (t, t_err);
+            st.committed = Some(QueryCommit {
+                candidate: c,
+                t,
+                t_err,
+            });
+            if st.ray.flags & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH != 0 {
+                st.done = true;
+            }
+        }
+    }
+
+    /// `Abort`: no further candidates.
+    pub fn abort(&mut self) -> Result<(), Fault> {
+        let st = self.state()?;
+        st.done = true;
+        st.candidate = None;
+        Ok(())
+    }
+
+    /// `CommittedStatus`.
+    pub fn committed_status(&mut self) -> Result<u32, Fault> {
+        Ok(match &self.state()?.committed {
+            None => COMMITTED_NOTHING,
+            Some(c) if c.candidate.is_triangle() => COMMITTED_TRIANGLE_HIT,
+            Some(_) => COMMITTED_PROCEDURAL_PRIMITIVE_HIT,
+        })
+    }
+
+    /// `CommittedRayT`: the committed `t`, or `TMax` with nothing committed.
+    pub fn committed_t(&mut self) -> Result<Scalar, Fault> {
+        let st = self.state()?;
+        Ok(match &st.committed {
+            Some(c) => Scalar::float_approx(c.t, c.t_err),
+            None => st.ray.tmax.clone(),
+        })
+    }
+
+    pub fn committed_candidate(&mut self) -> Result<Option<Candidate>, Fault> {
+        Ok(self
+            .state()?
+            .committed
+            .as_ref()
+            .map(|c| c.candidate.clone()))
+    }
+
+    /// `HitObject::FromRayQuery`: the committed hit, without a shader table
+    /// record (`ser.hit_object.from_ray_query.represents_committed_hit`), or
+    /// a NOP when nothing is committed
+    /// (`ser.hit_object.from_ray_query.no_committed_hit_returns_nop`).
+    /// Custom attributes count only for a procedural hit
+    /// (`ser.hit_object.from_ray_query.attributes_ignored_unless_procedural`).
+    pub fn to_hit_object(
+        &mut self,
+        scene: &Scene,
+        attributes: Option<Value>,
+    ) -> Result<HitObject, Fault> {
+        let st = self.state()?;
+        let Some(c) = st.committed.clone() else {
+            return Ok(HitObject::Nop);
+        };
+        let (hit_kind, attributes) = match c.candidate.kind {
+            CandidateKind::Triangle {
+                barycentrics,
+                front,
+                ..
+            } => (
+                Scalar::uint(traversal::triangle_hit_kind(front)),
+                traversal::triangle_attributes(barycentrics),
+            ),
+            CandidateKind::Aabb { .. } => (
+                Scalar::unspecified(
+                    ser_lang::ast::ScalarType::Uint,
+                    "the proposal gives no hit kind for a procedural hit committed in a RayQuery",
+                ),
+                attributes.unwrap_or_else(|| Value::Struct {
+                    name: NO_ATTRIBUTES.into(),
+                    fields: Vec::new(),
+                }),
+            ),
+        };
+        let mut hit: Hit = traversal::commit(
+            scene,
+            &st.setup,
+            &st.ray,
+            Committed {
+                candidate: c.candidate,
+                t: Scalar::float_approx(c.t, c.t_err),
+                hit_kind,
+                attributes,
+            },
+        );
+        hit.index = None;
+        Ok(HitObject::Hit(Box::new(hit)))
+    }
+}

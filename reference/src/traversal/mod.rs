@@ -1,0 +1,411 @@
+//! Ray traversal (the Vulkan chapter "Ray Traversal", which
+//! `HitObject::TraceRay` runs).
+//!
+//! Traversal is brute force: every primitive of every instance is tested.
+//! This module holds the pure parts: candidate determination and culling
+//! ([`candidates`]), the order in which candidates are processed
+//! ([`next_candidate`]), closest-hit determination ([`closest`]) and the hit
+//! a committed candidate makes ([`commit`]). The parts that run shaders
+//! (intersection and any-hit) live in `exec::trace`.
+
+pub mod culling;
+pub mod geometry;
+
+use crate::choice::Chooser;
+use crate::hit_object::{Hit, Matrix34};
+use crate::numeric::{traversal_error, Decision, TRAVERSAL_REL};
+use crate::outcome::{Fault, FaultCode};
+use crate::ray::{vec3_f64, Ray, TraceParams};
+use crate::sbt::hit_group_record_index;
+use crate::scene::{Primitives, Scene};
+use crate::value::{Scalar, Value};
+use culling::Facing;
+use glam::{DMat3, DVec3};
+use ser_lang::names::{instance_flag, HIT_KIND_TRIANGLE_BACK_FACE, HIT_KIND_TRIANGLE_FRONT_FACE};
+
+/// The ray in the space of one instance: the world ray transformed as if
+/// from the origin for each instance independently
+/// (`vk.candidate.instance.transform_from_origin_per_instance`).
+#[derive(Clone, Debug)]
+pub struct InstanceSpace {
+    pub object_to_world: Matrix34,
+    pub world_to_object: Matrix34,
+    pub origin: [Scalar; 3],
+    pub direction: [Scalar; 3],
+}
+
+/// What kind of primitive a candidate is on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CandidateKind {
+    Triangle {
+        t: f64,
+        t_err: f64,
+        barycentrics: [f64; 2],
+        front: bool,
+    },
+    /// The ray's parametric interval inside the box.
+    Aabb { t0: f64, t1: f64, err: f64 },
+}
+
+/// An intersection candidate that survived culling.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub instance: usize,
+    pub geometry: usize,
+    pub primitive: usize,
+    pub kind: CandidateKind,
+    /// Opacity after the instance and ray overrides.
+    pub opaque: bool,
+    /// The hit-group record `R_offset + R_stride * G_ID + I_offset`.
+    pub record: u32,
+}
+
+impl Candidate {
+    pub fn is_triangle(&self) -> bool {
+        matches!(self.kind, CandidateKind::Triangle { .. })
+    }
+}
+
+/// The result of candidate determination for one ray.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// Per instance, the ray in its space (`None` for masked-out instances).
+    pub spaces: Vec<Option<InstanceSpace>>,
+    pub candidates: Vec<Candidate>,
+}
+
+/// Determines every intersection candidate of a ray and culls it: primitive
+/// type, mask, face and opacity (`vk.culling.phases_before_confirmation`).
+/// Candidates are tested against the initial `[tmin, tmax]`; the caller
+/// tests them again against the current `tmax` when it processes them.
+pub fn candidates(
+    scene: &Scene,
+    ray: &Ray,
+    params: &TraceParams,
+    chooser: &mut dyn Chooser,
+) -> Result<Setup, Fault> {
+    culling::validate_ray_flags(params.flags)?;
+    let flags = params.flags;
+    let tmin = (ray.tmin.to_f64(), ray.tmin.err);
+    let tmax = (ray.tmax.to_f64(), ray.tmax.err);
+    let mut spaces = Vec::with_capacity(scene.instances.len());
+    let mut out = Vec::new();
+    for (ii, inst) in scene.instances.iter().enumerate() {
+        if culling::mask_culled(inst.mask, params.cull_mask) {
+            spaces.push(None);
+            continue;
+        }
+        let space = instance_space(scene, ii, ray)?;
+        let (o, d) = (vec3_f64(&space.origin), vec3_f64(&space.direction));
+        let input_err = ray.input_error();
+        let iflags = inst.flag_bits();
+        let blas = &scene.blas[inst.blas];
+        for (gi, geom) in blas.geometries.iter().enumerate() {
+            let is_triangle = matches!(geom.primitives, Primitives::Triangles(_));
+            if culling::primitive_culled(flags, is_triangle) {
+                continue;
+            }
+            let opaque = culling::is_opaque(geom.opaque, iflags, flags);
+            if culling::opacity_culled(opaque, flags) {
+                continue;
+            }
+            let record = hit_group_record_index(
+                params.ray_contribution,
+                params.multiplier,
+                gi as u32,
+                inst.hit_group_offset,
+            );
+            let mut push = |primitive: usize, kind: CandidateKind| {
+                out.push(Candidate {
+                    instance: ii,
+                    geometry: gi,
+                    primitive,
+                    kind,
+                    opaque,
+                    record,
+                })
+            };
+            match &geom.primitives {
+                Primitives::Triangles(tris) => {
+                    for (pi, tri) in tris.iter().enumerate() {
+                        let verts = tri.map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64));
+                        let Some(h) = geometry::intersect_triangle(o, d, verts, input_err) else {
+                            continue;
+                        };
+                        if h.on_edge
+                            && chooser.choose(
+                                2,
+                                "a ray within implementation precision of a triangle edge",
+                            ) == 1
+                        {
+                            continue;
+                        }
+                        let facing = culling::facing(
+                            h.area,
+                            iflags & instance_flag::TRIANGLE_FLIP_FACING != 0,
+                        );
+                        if culling::face_culled(facing, flags, iflags) {
+                            continue;
+                        }
+                        if !decide(
+                            geometry::triangle_t_in_range(h.t, h.t_err, tmin, tmax),
+                            chooser,
+                            "a triangle hit within implementation precision of tmin or tmax",
+                        ) {
+                            continue;
+                        }
+                        push(
+                            pi,
+                            CandidateKind::Triangle {
+                                t: h.t,
+                                t_err: h.t_err,
+                                barycentrics: h.barycentrics,
+                                front: facing == Facing::Front,
+                            },
+                        );
+                    }
+                }
+                Primitives::Aabbs(boxes) => {
+                    for (pi, b) in boxes.iter().enumerate() {
+                        let lo = DVec3::from_array(b.min.map(f64::from));
+                        let hi = DVec3::from_array(b.max.map(f64::from));
+                        let Some((t0, t1)) = geometry::intersect_aabb(o, d, lo, hi) else {
+                            continue;
+                        };
+                        let err =
+                            traversal_error(t0.abs().min(1e30) + t1.abs().min(1e30)) + input_err;
+                        if !decide(
+                            geometry::aabb_interval_in_range(t0, t1, err, tmin, tmax),
+                            chooser,
+                            "a box within implementation precision of tmin or tmax",
+                        ) {
+                            continue;
+                        }
+                        push(pi, CandidateKind::Aabb { t0, t1, err });
+                    }
+                }
+            }
+        }
+        spaces.push(Some(space));
+    }
+    Ok(Setup {
+        spaces,
+        candidates: out,
+    })
+}
+
+/// Resolves a three-way decision, asking the chooser when either outcome
+/// is legal.
+pub fn decide(d: Decision, chooser: &mut dyn Chooser, why: &'static str) -> bool {
+    match d {
+        Decision::True => true,
+        Decision::False => false,
+        Decision::Either => chooser.choose(2, why) == 0,
+    }
+}
+
+/// A matrix is monomial when each row has one non-zero entry (an axis
+/// permutation with scaling): products with it need no rounding.
+fn monomial(m: &DMat3) -> bool {
+    (0..3).all(|r| (0..3).filter(|&c| m.col(c)[r] != 0.0).count() == 1)
+}
+
+/// The ray transformed into an instance's space
+/// (`vk.candidate.instance.ray_transformed_into_instance_space`). The
+/// transform must be invertible (`vk.candidate.instance.transform_must_be_invertible`).
+pub fn instance_space(scene: &Scene, index: usize, ray: &Ray) -> Result<InstanceSpace, Fault> {
+    let inst = &scene.instances[index];
+    let (w2o_l, w2o_t) = inst.world_to_object().ok_or_else(|| {
+        Fault::new(
+            FaultCode::InvalidValue,
+            format!("instance {index}: the transform is not invertible"),
+        )
+        .clause("vk.candidate.instance.transform_must_be_invertible")
+    })?;
+    let exact_inverse = monomial(&w2o_l) && {
+        let all: Vec<f64> = w2o_l
+            .to_cols_array()
+            .into_iter()
+            .chain(w2o_t.to_array())
+            .collect();
+        all.iter().all(|v| (*v as f32) as f64 == *v)
+    };
+    let object_to_world = inst.transform.map(|row| row.map(Scalar::float));
+    let m_err = if exact_inverse {
+        0.0
+    } else {
+        traversal_error(1.0)
+    };
+    let world_to_object: Matrix34 = std::array::from_fn(|r| {
+        std::array::from_fn(|c| {
+            let v = if c < 3 { w2o_l.col(c)[r] } else { w2o_t[r] };
+            Scalar::float_approx(v, m_err * v.abs().max(1.0))
+        })
+    });
+    let transform = |v: &[Scalar; 3], point: bool| -> [Scalar; 3] {
+        let x = vec3_f64(v);
+        let exact = exact_inverse && v.iter().all(Scalar::is_exact);
+        std::array::from_fn(|r| {
+            let terms = [
+                w2o_l.col(0)[r] * x.x,
+                w2o_l.col(1)[r] * x.y,
+                w2o_l.col(2)[r] * x.z,
+                if point { w2o_t[r] } else { 0.0 },
+            ];
+            let value: f64 = terms.iter().sum();
+            let magnitude: f64 = terms.iter().map(|t| t.abs()).sum();
+            let needs_rounding = (value as f32) as f64 != value;
+            let input_err: f64 = v.iter().map(|s| s.err).sum::<f64>()
+                * (0..3).map(|c| w2o_l.col(c)[r].abs()).sum::<f64>();
+            let err = if exact && !needs_rounding {
+                0.0
+            } else {
+                TRAVERSAL_REL * magnitude + input_err
+            };
+            Scalar::float_approx(value, err).taint_from(&v.iter().collect::<Vec<_>>())
+        })
+    };
+    Ok(InstanceSpace {
+        object_to_world,
+        world_to_object,
+        origin: transform(&ray.origin, true),
+        direction: transform(&ray.direction, false),
+    })
+}
+
+/// Whether the order candidates are processed in can change the result:
+/// when a shader runs for one of them (an intersection shader, or an any-hit
+/// shader for a non-opaque candidate), or when the search ends at the first
+/// confirmed hit. Otherwise the closest hit is the same in every order.
+pub fn order_matters(
+    candidates: &[Candidate],
+    any_hit: impl Fn(&Candidate) -> bool,
+    terminate_on_first_hit: bool,
+) -> bool {
+    candidates.len() > 1
+        && (terminate_on_first_hit
+            || candidates
+                .iter()
+                .any(|c| !c.is_triangle() || (!c.opaque && any_hit(c))))
+}
+
+/// Takes the next candidate to process. There is no ordering guarantee
+/// between candidates (`vk.candidate.no_ordering_between_candidates`): when
+/// the order matters, every order is explored; otherwise the nearest goes
+/// first, and among equally near ones each may (`vk.closest_hit.t_equal_tmax_either`).
+pub fn next_candidate(
+    remaining: &mut Vec<Candidate>,
+    order_matters: bool,
+    chooser: &mut dyn Chooser,
+) -> Option<Candidate> {
+    if remaining.is_empty() {
+        return None;
+    }
+    if order_matters {
+        let i = if remaining.len() > 1 {
+            chooser.choose(
+                remaining.len(),
+                "the order in which intersection candidates are processed",
+            )
+        } else {
+            0
+        };
+        return Some(remaining.remove(i));
+    }
+    let key = |c: &Candidate| match c.kind {
+        CandidateKind::Triangle { t, .. } => t,
+        CandidateKind::Aabb { t0, .. } => t0,
+    };
+    let best = remaining.iter().map(key).fold(f64::INFINITY, f64::min);
+    let tied: Vec<usize> = (0..remaining.len())
+        .filter(|&i| key(&remaining[i]) == best)
+        .collect();
+    let i = if tied.len() > 1 {
+        tied[chooser.choose(
+            tied.len(),
+            "which of several candidates at the same t is the closest hit",
+        )]
+    } else {
+        tied[0]
+    };
+    Some(remaining.remove(i))
+}
+
+/// Closest-hit determination for a confirmed candidate at `t` against the
+/// current `tmax`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Closer {
+    /// `t < tmax`: it becomes the closest hit (`vk.closest_hit.t_less_than_tmax_commits`).
+    Commit,
+    /// `t > tmax`: dropped (`vk.closest_hit.t_greater_than_tmax_dropped`).
+    Drop,
+    /// `t = tmax`: either is legal (`vk.closest_hit.t_equal_tmax_either`).
+    Either,
+}
+
+/// `vk.closest_hit.compare_t_with_tmax`
+pub fn closest(t: f64, t_err: f64, tmax: f64, tmax_err: f64) -> Closer {
+    match crate::numeric::less(t, t_err, tmax, tmax_err) {
+        Decision::True => Closer::Commit,
+        Decision::Either => Closer::Either,
+        Decision::False => match crate::numeric::equal(t, t_err, tmax, tmax_err) {
+            Decision::False => Closer::Drop,
+            _ => Closer::Either,
+        },
+    }
+}
+
+/// The hit kind of a triangle hit (`vk.culling.face.hit_kind`).
+pub fn triangle_hit_kind(front: bool) -> u32 {
+    if front {
+        HIT_KIND_TRIANGLE_FRONT_FACE
+    } else {
+        HIT_KIND_TRIANGLE_BACK_FACE
+    }
+}
+
+/// The built-in triangle attributes: the barycentrics `b` and `c`
+/// (`vk.candidate.barycentrics.hit_attribute_storage`).
+pub fn triangle_attributes(barycentrics: [f64; 2]) -> Value {
+    let err = traversal_error(4.0);
+    Value::Struct {
+        name: "BuiltInTriangleIntersectionAttributes".into(),
+        fields: vec![Value::Vector(
+            barycentrics
+                .iter()
+                .map(|b| Scalar::float_approx(*b, err))
+                .collect(),
+        )],
+    }
+}
+
+/// The hit a committed candidate makes.
+pub struct Committed {
+    pub candidate: Candidate,
+    pub t: Scalar,
+    pub hit_kind: Scalar,
+    pub attributes: Value,
+}
+
+/// Builds the hit object's view of a committed hit.
+pub fn commit(scene: &Scene, setup: &Setup, ray: &Ray, c: Committed) -> Hit {
+    let inst = &scene.instances[c.candidate.instance];
+    let space = setup.spaces[c.candidate.instance]
+        .as_ref()
+        .expect("a candidate's instance has a space");
+    Hit {
+        ray: ray.clone(),
+        t: c.t,
+        instance_index: c.candidate.instance as u32,
+        instance_id: inst.instance_id,
+        geometry_index: c.candidate.geometry as u32,
+        primitive_index: c.candidate.primitive as u32,
+        hit_kind: c.hit_kind,
+        object_to_world: space.object_to_world.clone(),
+        world_to_object: space.world_to_object.clone(),
+        object_origin: space.origin.clone(),
+        object_direction: space.direction.clone(),
+        attributes: c.attributes,
+        index: Some(c.candidate.record),
+    }
+}

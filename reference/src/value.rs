@@ -1,0 +1,291 @@
+//! Runtime values of the interpreter.
+//!
+//! Values carry their type. A scalar also carries what the reference knows
+//! about it: an error bound for floats an implementation computes (see
+//! [`crate::numeric`]) and, when the spec does not determine it, the reason
+//! it is unspecified. Both propagate through arithmetic.
+
+use crate::choice::Chooser;
+use crate::hit_object::HitObject;
+use crate::numeric::{self, Decision};
+use crate::ray_query::RayQuery;
+use ser_lang::ast::{ScalarType, Type};
+use std::sync::Arc;
+
+/// Why a value is unspecified, for people.
+pub type Reason = Arc<str>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scalar {
+    pub ty: ScalarType,
+    /// The value's bits: `u32`/`i32` two's complement, `f32` bits, 0/1.
+    pub bits: u32,
+    /// Absolute error bound of a float (0 when exact).
+    pub err: f64,
+    /// Set when the spec leaves the value open.
+    pub unspecified: Option<Reason>,
+}
+
+impl Scalar {
+    pub fn new(ty: ScalarType, bits: u32) -> Scalar {
+        Scalar {
+            ty,
+            bits,
+            err: 0.0,
+            unspecified: None,
+        }
+    }
+
+    pub fn uint(v: u32) -> Scalar {
+        Scalar::new(ScalarType::Uint, v)
+    }
+
+    pub fn int(v: i32) -> Scalar {
+        Scalar::new(ScalarType::Int, v as u32)
+    }
+
+    pub fn float(v: f32) -> Scalar {
+        Scalar::new(ScalarType::Float, v.to_bits())
+    }
+
+    pub fn boolean(v: bool) -> Scalar {
+        Scalar::new(ScalarType::Bool, v as u32)
+    }
+
+    /// A float an implementation computes, within `err` of `v`.
+    pub fn float_approx(v: f64, err: f64) -> Scalar {
+        let rounded = v as f32;
+        Scalar {
+            err: if err == 0.0 {
+                0.0
+            } else {
+                err + (rounded as f64 - v).abs()
+            },
+            ..Scalar::float(rounded)
+        }
+    }
+
+    pub fn unspecified(ty: ScalarType, reason: impl Into<Reason>) -> Scalar {
+        Scalar {
+            unspecified: Some(reason.into()),
+            ..Scalar::new(ty, 0)
+        }
+    }
+
+    pub fn f32(&self) -> f32 {
+        f32::from_bits(self.bits)
+    }
+
+    /// The value as f64, whatever its type.
+    pub fn to_f64(&self) -> f64 {
+        match self.ty {
+            ScalarType::Float => self.f32() as f64,
+            ScalarType::Int => self.bits as i32 as f64,
+            ScalarType::Uint | ScalarType::Bool => self.bits as f64,
+        }
+    }
+
+    pub fn is_exact(&self) -> bool {
+        self.err == 0.0 && self.unspecified.is_none()
+    }
+
+    /// Marks the result unspecified if any input is.
+    pub fn taint_from(mut self, inputs: &[&Scalar]) -> Scalar {
+        if self.unspecified.is_none() {
+            self.unspecified = inputs.iter().find_map(|s| s.unspecified.clone());
+        }
+        self
+    }
+
+    /// Whether the value is true, as a condition. A float condition within
+    /// its error bound of zero may go either way.
+    pub fn truth(&self, chooser: &mut dyn Chooser) -> bool {
+        match self.ty {
+            ScalarType::Float => {
+                let z = numeric::equal(self.f32() as f64, self.err, 0.0, 0.0);
+                match z {
+                    Decision::True => false,
+                    Decision::False => true,
+                    Decision::Either => {
+                        chooser.choose(
+                            2,
+                            "a float condition within implementation precision of zero",
+                        ) == 1
+                    }
+                }
+            }
+            _ => self.bits != 0,
+        }
+    }
+
+    /// Converts to another scalar type with HLSL's rules.
+    pub fn convert(&self, to: ScalarType, chooser: &mut dyn Chooser) -> Scalar {
+        use ScalarType::*;
+        let out = match (self.ty, to) {
+            (a, b) if a == b => return self.clone(),
+            (_, Bool) => Scalar::boolean(self.truth(chooser)),
+            (Bool, Float) => Scalar::float(self.bits as f32),
+            (Bool, _) | (Int, Uint) | (Uint, Int) => Scalar::new(to, self.bits),
+            (Int, Float) => Scalar::float(self.bits as i32 as f32),
+            (Uint, Float) => Scalar::float(self.bits as f32),
+            (Float, Int) | (Float, Uint) => float_to_integer(self, to, chooser),
+            (Float, Float) | (Int, Int) | (Uint, Uint) => unreachable!(),
+        };
+        out.taint_from(&[self])
+    }
+}
+
+/// Truncation of a float to an integer type. When the float's error bound
+/// spans several integers, each is a legal result.
+fn float_to_integer(s: &Scalar, to: ScalarType, chooser: &mut dyn Chooser) -> Scalar {
+    let v = s.f32() as f64;
+    let (lo, hi) = ((v - s.err).trunc(), (v + s.err).trunc());
+    let (min, max) = match to {
+        ScalarType::Int => (i32::MIN as f64, i32::MAX as f64),
+        _ => (0.0, u32::MAX as f64),
+    };
+    if v.is_nan() || lo < min || hi > max {
+        return Scalar::unspecified(to, "conversion of a float outside the integer type's range");
+    }
+    let span = (hi - lo) as usize;
+    let pick = match span {
+        0 => lo,
+        1..=3 => lo + chooser.choose(span + 1, "a float-to-integer conversion within implementation precision of an integer boundary") as f64,
+        _ => return Scalar::unspecified(to, "a float-to-integer conversion of a value known only within a range wider than 4 integers"),
+    };
+    match to {
+        ScalarType::Int => Scalar::int(pick as i32),
+        _ => Scalar::uint(pick as u32),
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Scalar(Scalar),
+    Vector(Vec<Scalar>),
+    /// Row-major elements of a `rows x cols` matrix.
+    Matrix {
+        rows: u8,
+        cols: u8,
+        elems: Vec<Scalar>,
+    },
+    Struct {
+        name: Arc<str>,
+        fields: Vec<Value>,
+    },
+    Array(Vec<Value>),
+    HitObject(Box<HitObject>),
+    RayQuery(Box<RayQuery>),
+}
+
+impl Value {
+    pub fn uint(v: u32) -> Value {
+        Value::Scalar(Scalar::uint(v))
+    }
+
+    pub fn float(v: f32) -> Value {
+        Value::Scalar(Scalar::float(v))
+    }
+
+    pub fn boolean(v: bool) -> Value {
+        Value::Scalar(Scalar::boolean(v))
+    }
+
+    pub fn float3(v: [Scalar; 3]) -> Value {
+        Value::Vector(v.to_vec())
+    }
+
+    pub fn as_scalar(&self) -> Option<&Scalar> {
+        match self {
+            Value::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The scalars of a scalar, vector or matrix, in order.
+    pub fn components(&self) -> Vec<Scalar> {
+        match self {
+            Value::Scalar(s) => vec![s.clone()],
+            Value::Vector(v) => v.clone(),
+            Value::Matrix { elems, .. } => elems.clone(),
+            Value::Struct { fields, .. } => fields.iter().flat_map(Value::components).collect(),
+            Value::Array(items) => items.iter().flat_map(Value::components).collect(),
+            Value::HitObject(_) | Value::RayQuery(_) => Vec::new(),
+        }
+    }
+
+    /// The HLSL type name of the value, for messages.
+    pub fn type_name(&self) -> String {
+        match self {
+            Value::Scalar(s) => s.ty.name().to_string(),
+            Value::Vector(v) => {
+                format!("{}{}", v.first().map_or("float", |s| s.ty.name()), v.len())
+            }
+            Value::Matrix { rows, cols, elems } => {
+                format!(
+                    "{}{rows}x{cols}",
+                    elems.first().map_or("float", |s| s.ty.name())
+                )
+            }
+            Value::Struct { name, .. } => name.to_string(),
+            Value::Array(items) => format!("array of {}", items.len()),
+            Value::HitObject(_) => "HitObject".to_string(),
+            Value::RayQuery(_) => "RayQuery".to_string(),
+        }
+    }
+}
+
+/// Struct layouts, for building values of a named struct type.
+pub trait StructLayouts {
+    /// The field names and types of a struct, if it is known.
+    fn fields_of(&self, name: &str) -> Option<&[(String, Type)]>;
+}
+
+/// How to fill the scalars of a new value.
+#[derive(Clone, Copy)]
+pub enum Fill<'a> {
+    /// Zero-initialized, as `GetAttributes` returns for a non-hit
+    /// (`ser.hit_object.get_attributes.non_hit_zero_initialized`).
+    Zero,
+    /// A declared but unwritten variable: its value is unspecified.
+    Uninitialized(&'a str),
+}
+
+/// A value of type `ty` whose scalars are filled as `fill` says. A
+/// `HitObject` is always the NOP-HitObject
+/// (`ser.hit_object.default_initialized_nop`).
+pub fn new_value(ty: &Type, fill: Fill, layouts: &dyn StructLayouts) -> Value {
+    let scalar = |s: ScalarType| match fill {
+        Fill::Zero => Scalar::new(s, 0),
+        Fill::Uninitialized(why) => Scalar::unspecified(s, why),
+    };
+    match ty {
+        Type::Void => Value::Struct {
+            name: "void".into(),
+            fields: Vec::new(),
+        },
+        Type::Scalar(s) => Value::Scalar(scalar(*s)),
+        Type::Vector(s, n) => Value::Vector((0..*n).map(|_| scalar(*s)).collect()),
+        Type::Matrix(s, r, c) => Value::Matrix {
+            rows: *r,
+            cols: *c,
+            elems: (0..(*r as usize * *c as usize))
+                .map(|_| scalar(*s))
+                .collect(),
+        },
+        Type::Struct(name) => Value::Struct {
+            name: name.as_str().into(),
+            fields: layouts
+                .fields_of(name)
+                .unwrap_or(&[])
+                .iter()
+                .map(|(_, t)| new_value(t, fill, layouts))
+                .collect(),
+        },
+        Type::HitObject => Value::HitObject(Box::new(HitObject::Nop)),
+        Type::RayQuery(_) => Value::RayQuery(Box::default()),
+        Type::Array(elem, n) => {
+            Value::Array((0..*n).map(|_| new_value(elem, fill, layouts)).collect())
+        }
+    }
+}
