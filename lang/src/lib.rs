@@ -16,6 +16,7 @@ pub mod names;
 pub mod parser;
 pub mod printer;
 pub mod span;
+pub mod visit;
 
 pub use ast::Library;
 pub use error::ParseError;

@@ -6,7 +6,19 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub enum Profile {
     /// HLSL proposal 0027, later revision (`MaybeReorderThread`): the
     /// primary text.
@@ -70,5 +82,19 @@ impl Profile {
 impl std::fmt::Display for Profile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+impl Profile {
+    /// The case library as this profile spells it. Cases are written with
+    /// the later name `MaybeReorderThread`; the earlier revision calls the
+    /// same function `ReorderThread` (`ser_rt.reorder_thread.overview`), so
+    /// a case that applies to both runs there with the name changed.
+    pub fn adapt(self, library: &ser_lang::Library) -> ser_lang::Library {
+        let mut lib = library.clone();
+        if self == Profile::ReorderThread0027 {
+            ser_lang::visit::rename_calls(&mut lib, "MaybeReorderThread", "ReorderThread");
+        }
+        lib
     }
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The shader table of one dispatch: hit-group, miss and callable records.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShaderTable {
     #[serde(default)]
@@ -16,7 +16,7 @@ pub struct ShaderTable {
 
 /// A hit-group record: up to three shaders and the local root arguments
 /// that follow the shader identifier (`sbt.hit_group.record_contents`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HitGroupRecord {
     #[serde(default)]
@@ -32,7 +32,7 @@ pub struct HitGroupRecord {
 }
 
 /// A miss or callable record.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShaderRecord {
     #[serde(default)]

@@ -10,7 +10,7 @@ use glam::{DMat3, DVec3};
 use ser_lang::names::instance_flag;
 use serde::{Deserialize, Deserializer, Serialize};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scene {
     /// Bottom-level acceleration structures.
@@ -21,14 +21,14 @@ pub struct Scene {
     pub instances: Vec<Instance>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Blas {
     /// Geometries; a geometry's index is its position here.
     pub geometries: Vec<Geometry>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Geometry {
     #[serde(flatten)]
@@ -41,7 +41,7 @@ pub struct Geometry {
     pub no_duplicate_any_hit: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Primitives {
     /// Each triangle as its three vertices, in winding order.
@@ -62,7 +62,7 @@ impl Primitives {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Aabb {
     pub min: [f32; 3],
@@ -78,7 +78,7 @@ pub const IDENTITY: Transform = [
     [0.0, 0.0, 1.0, 0.0],
 ];
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Instance {
     /// Index of the bottom-level structure this instance places.
@@ -87,12 +87,14 @@ pub struct Instance {
     pub transform: Transform,
     /// 24-bit `InstanceID` (`instance_custom_index`).
     #[serde(default, deserialize_with = "u24")]
+    #[schemars(range(max = 16777215))]
     pub instance_id: u32,
     /// 8-bit `InstanceMask`.
     #[serde(default = "full_mask")]
     pub mask: u8,
     /// 24-bit `InstanceContributionToHitGroupIndex` (I_offset).
     #[serde(default, deserialize_with = "u24")]
+    #[schemars(range(max = 16777215))]
     pub hit_group_offset: u32,
     #[serde(default)]
     pub flags: Vec<InstanceFlag>,
@@ -120,7 +122,7 @@ fn u24<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
 
 /// Instance flags, by their Vulkan names (D3D12 calls flip-facing
 /// `TRIANGLE_FRONT_COUNTERCLOCKWISE`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum InstanceFlag {
     TriangleCullDisable,

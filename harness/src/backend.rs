@@ -1,0 +1,44 @@
+//! The seam between the suite and an implementation under test.
+
+use crate::load::Case;
+use ser_reference::{Profile, RunResult};
+use std::collections::BTreeMap;
+
+/// What a backend produced for a case.
+#[derive(Clone, Debug)]
+pub enum Output {
+    /// The words of every output buffer.
+    Buffers(BTreeMap<String, Vec<u32>>),
+    /// The backend found that the program's behaviour is undefined (only
+    /// a backend with `undefined_behaviour_diagnosis` can): the fault code.
+    Undefined { code: String, message: String },
+}
+
+/// A backend's run of a case.
+#[derive(Clone, Debug)]
+pub struct Execution {
+    pub output: Output,
+    /// The reference's legal outcomes, when the backend is the reference:
+    /// the case's expectations are then checked against them too.
+    pub legal: Option<RunResult>,
+}
+
+/// Why a backend produced nothing.
+#[derive(Clone, Debug)]
+pub enum BackendError {
+    /// The backend cannot run this case (a feature it lacks), with the reason.
+    NotSupported(String),
+    /// The backend rejected or failed on the case.
+    Failed(String),
+}
+
+/// An implementation the suite can check.
+pub trait Backend: Send + Sync {
+    fn name(&self) -> &str;
+    /// The profile the backend implements.
+    fn profile(&self) -> Profile;
+    /// The capabilities it has (see [`crate::capability::CAPABILITIES`]).
+    fn capabilities(&self) -> Vec<String>;
+    /// Runs a case to its output buffers.
+    fn run(&self, case: &Case) -> Result<Execution, BackendError>;
+}

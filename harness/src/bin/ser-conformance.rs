@@ -1,0 +1,131 @@
+//! `ser-conformance`: runs the SER conformance suite against a backend.
+//!
+//! ```text
+//! ser-conformance [--backend reference] [--profile 0027-maybereorderthread]
+//!                 [--cases DIR] [--report FILE] [libtest options] [FILTER]
+//! ser-conformance schema      # prints the JSON Schema of case files
+//! ```
+
+use clap::{Parser, Subcommand};
+use ser_harness::reference_backend::ReferenceBackend;
+use ser_harness::runner::{self, Config};
+use ser_reference::Profile;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Parser)]
+#[command(
+    name = "ser-conformance",
+    about = "Runs the Shader Execution Reordering conformance suite against a backend"
+)]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the JSON Schema of case files.
+    Schema,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The backend to check.
+    #[arg(long, default_value = "reference")]
+    backend: String,
+    /// The profile the reference backend implements.
+    #[arg(long, default_value = "0027-maybereorderthread")]
+    profile: String,
+    /// The folder of case files (default: the repository's `cases/`).
+    #[arg(long)]
+    cases: Option<PathBuf>,
+    /// Write machine-readable results (JSON Lines) to this file.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    #[command(flatten)]
+    test: libtest_mimic::Arguments,
+}
+
+fn default_cases() -> PathBuf {
+    let here = PathBuf::from("cases");
+    if here.is_dir() {
+        return here;
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("cases")
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(Command::Schema) = cli.command {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&ser_harness::case::schema())
+                .expect("a schema serializes")
+        );
+        return ExitCode::SUCCESS;
+    }
+    let args = cli.run;
+    let Some(profile) = Profile::from_name(&args.profile) else {
+        let known: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
+        eprintln!(
+            "ser-conformance: unknown profile `{}`; expected one of {}",
+            args.profile,
+            known.join(", ")
+        );
+        return ExitCode::from(2);
+    };
+    let backend: Arc<dyn ser_harness::backend::Backend> = match args.backend.as_str() {
+        "reference" => Arc::new(ReferenceBackend::new(profile)),
+        other => {
+            eprintln!("ser-conformance: unknown backend `{other}`; expected `reference`");
+            return ExitCode::from(2);
+        }
+    };
+    let cases_dir = args.cases.unwrap_or_else(default_cases);
+    let config = Config {
+        cases_dir: cases_dir.clone(),
+        report: args.report.clone(),
+        backend: backend.clone(),
+        args: args.test,
+    };
+    let summary = match runner::run(config) {
+        Ok(Some(s)) => s.summary,
+        Ok(None) => return ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ser-conformance: cannot write the report: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let verdict = if summary.ok() {
+        "CONFORMANT"
+    } else {
+        "NOT CONFORMANT"
+    };
+    println!(
+        "\nser-conformance: backend `{}`, profile {}, cases from {}: {} case(s): {} pass, {} fail, {} not supported, {} error",
+        backend.name(),
+        backend.profile(),
+        cases_dir.display(),
+        summary.total(),
+        summary.pass,
+        summary.fail,
+        summary.not_supported,
+        summary.error
+    );
+    println!("verdict: {verdict}");
+    if let Some(r) = &args.report {
+        println!("report: {}", r.display());
+    }
+    if summary.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,59 @@
+//! Capabilities: optional parts of the model a backend may lack. A case
+//! needs those its shaders use (found by scanning the IR) and those it lists
+//! in `requires`; a backend that lacks one reports the case as not
+//! supported, naming it.
+
+use ser_lang::ast::{ExprKind, Library};
+
+/// `(name, what it means)`.
+pub const CAPABILITIES: &[(&str, &str)] = &[
+    ("ray_query", "inline ray tracing (`RayQuery`)"),
+    ("hit_object_from_ray_query", "`HitObject::FromRayQuery`"),
+    ("hit_object_set_shader_table_index", "`HitObject::SetShaderTableIndex`"),
+    ("hit_object_get_ray_flags", "`HitObject::GetRayFlags`"),
+    ("hit_object_load_local_root_table_constant", "`HitObject::LoadLocalRootTableConstant`"),
+    ("callable_shaders", "`CallShader` and callable shaders"),
+    ("wave_operations", "wave intrinsics (`WaveActiveBallot`, ...)"),
+    (
+        "undefined_behaviour_diagnosis",
+        "reporting that a program broke a rule the spec states for run time (only the reference can)",
+    ),
+];
+
+pub fn is_known(name: &str) -> bool {
+    CAPABILITIES.iter().any(|(n, _)| *n == name)
+}
+
+/// The capabilities a library's shaders use.
+pub fn used_by(lib: &Library) -> Vec<&'static str> {
+    let mut used = Vec::new();
+    let mut add = |c: &'static str| {
+        if !used.contains(&c) {
+            used.push(c);
+        }
+    };
+    ser_lang::visit::exprs(lib, &mut |e| match &e.kind {
+        ExprKind::MethodCall { method, .. } => match method.as_str() {
+            "SetShaderTableIndex" => add("hit_object_set_shader_table_index"),
+            "GetRayFlags" => add("hit_object_get_ray_flags"),
+            "LoadLocalRootTableConstant" => add("hit_object_load_local_root_table_constant"),
+            "TraceRayInline" | "Proceed" => add("ray_query"),
+            _ => {}
+        },
+        ExprKind::StaticCall { method, .. } if method == "FromRayQuery" => {
+            add("hit_object_from_ray_query");
+            add("ray_query");
+        }
+        ExprKind::Call { name, .. } if name == "CallShader" => add("callable_shaders"),
+        ExprKind::Call { name, .. } if name.starts_with("Wave") => add("wave_operations"),
+        _ => {}
+    });
+    for item in &lib.items {
+        if let ser_lang::ast::Item::Function(f) = item {
+            if f.stage() == Some("callable") {
+                add("callable_shaders");
+            }
+        }
+    }
+    used
+}

@@ -1,0 +1,180 @@
+//! The case file format, as written on disk (see `cases/README.md`).
+//!
+//! A case file holds one or more cases and optional shared defaults:
+//!
+//! ```json
+//! { "defaults": { ...case fields... }, "cases": [ { "name": "...", ... } ] }
+//! ```
+//!
+//! Each case is the defaults with its own fields laid over them (field by
+//! field, not deeper). Unknown fields are errors everywhere.
+
+use schemars::JsonSchema;
+use ser_reference::sbt::ShaderTable;
+use ser_reference::scene::Scene;
+use ser_reference::Profile;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One case, after the defaults are applied.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaseSpec {
+    /// The last segment of the case id: `[a-z0-9_]+`. The id is the file's
+    /// path under the cases folder, without `.json`, then this name.
+    pub name: String,
+    /// What the case checks, for people.
+    pub description: String,
+    /// The spec-map clause IDs the case checks (at least one).
+    pub clauses: Vec<String>,
+    /// The profiles the case applies to.
+    pub profiles: Vec<Profile>,
+    /// Capabilities a backend needs beyond those the shaders show.
+    #[serde(default)]
+    pub requires: Vec<String>,
+    /// Where the spec is silent or ambiguous: the reading the case takes.
+    #[serde(default)]
+    pub reading: Option<String>,
+    #[serde(default)]
+    pub scene: Scene,
+    #[serde(default)]
+    pub shader_table: ShaderTable,
+    /// The shaders: one HLSL-subset library, as one string or a list of
+    /// lines.
+    pub library: Source,
+    pub dispatch: DispatchSpec,
+    #[serde(default)]
+    pub pipeline: Pipeline,
+    /// Every output buffer the library declares: its size and contents.
+    pub buffers: BTreeMap<String, BufferSpec>,
+    pub expect: ExpectSpec,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Source {
+    Text(String),
+    Lines(Vec<String>),
+}
+
+impl Source {
+    pub fn text(&self) -> String {
+        match self {
+            Source::Text(t) => t.clone(),
+            Source::Lines(l) => l.join("\n"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DispatchSpec {
+    /// The raygeneration entry point.
+    pub raygen: String,
+    /// Dispatch width, height and depth.
+    #[serde(default = "one_thread")]
+    pub size: [u32; 3],
+    /// Lanes per wave (default 32).
+    #[serde(default = "default_wave_size")]
+    pub wave_size: u32,
+}
+
+fn one_thread() -> [u32; 3] {
+    [1, 1, 1]
+}
+
+fn default_wave_size() -> u32 {
+    32
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Pipeline {
+    /// `MaxTraceRecursionDepth` (default 1).
+    #[serde(default = "default_depth")]
+    pub max_recursion_depth: u32,
+}
+
+impl Default for Pipeline {
+    fn default() -> Self {
+        Pipeline {
+            max_recursion_depth: default_depth(),
+        }
+    }
+}
+
+fn default_depth() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BufferSpec {
+    /// Number of elements.
+    pub elements: u32,
+    /// Initial contents, one entry per element (zeros when absent): numbers,
+    /// or `"0x..."` strings for exact bits.
+    #[serde(default)]
+    pub init: Option<Vec<serde_json::Value>>,
+}
+
+/// What the output must be.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum ExpectSpec {
+    /// The contents of every output buffer, element by element. An element
+    /// is a number (exact), `"0x..."` (exact bits), `"unspecified"`,
+    /// `{"any_of": [...]}`, `{"approx": x, "tolerance": t}`,
+    /// `{"bits": "0x..."}`, a list of components for vector elements, or
+    /// `{"repeat": element, "count": n}` for n equal elements.
+    Buffers(BTreeMap<String, Vec<serde_json::Value>>),
+    /// The program breaks a rule the spec states for run time, so its
+    /// behaviour is undefined: the code the reference reports (see
+    /// `ser_reference::FaultCode`).
+    Undefined(String),
+}
+
+/// A case file.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaseFile {
+    /// Fields every case of the file starts from.
+    #[serde(default)]
+    pub defaults: serde_json::Map<String, serde_json::Value>,
+    pub cases: Vec<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// The JSON Schema of case files, as the loader accepts them.
+pub fn schema() -> serde_json::Value {
+    let mut file = schemars::schema_for!(CaseFile).to_value();
+    let case = schemars::schema_for!(CaseSpec).to_value();
+    if let Some(obj) = file.as_object_mut() {
+        obj.insert("title".into(), "SER conformance case file".into());
+        let defs = obj.entry("$defs").or_insert_with(|| serde_json::json!({}));
+        if let (Some(defs), Some(case_obj)) = (defs.as_object_mut(), case.as_object()) {
+            for (k, v) in case_obj
+                .get("$defs")
+                .and_then(|d| d.as_object())
+                .into_iter()
+                .flatten()
+            {
+                defs.insert(k.clone(), v.clone());
+            }
+            let mut case_schema = case_obj.clone();
+            case_schema.remove("$defs");
+            case_schema.remove("$schema");
+            // In a file, a case may leave required fields to the defaults.
+            let mut fields = case_schema.clone();
+            fields.remove("required");
+            fields.insert("description".into(), "Case fields; after the defaults are applied, those `Case` requires must be present.".into());
+            defs.insert("Case".into(), serde_json::Value::Object(case_schema));
+            defs.insert("CaseFields".into(), serde_json::Value::Object(fields));
+        }
+    }
+    for pointer in ["/properties/cases/items", "/properties/defaults"] {
+        if let Some(slot) = file.pointer_mut(pointer) {
+            *slot = serde_json::json!({ "$ref": "#/$defs/CaseFields" });
+        }
+    }
+    file
+}

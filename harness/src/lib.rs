@@ -1,0 +1,16 @@
+//! The SER conformance harness: loads case files, runs them against any
+//! [`backend::Backend`] (the reference interpreter first), judges the
+//! results, and writes reports.
+//!
+//! The harness knows nothing of SER semantics: those live in
+//! `ser-reference`.
+
+pub mod backend;
+pub mod capability;
+pub mod case;
+pub mod expect;
+pub mod load;
+pub mod reference_backend;
+pub mod report;
+pub mod runner;
+pub mod verdict;

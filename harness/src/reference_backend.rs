@@ -1,0 +1,71 @@
+//! The reference interpreter as a backend.
+
+use crate::backend::{Backend, BackendError, Execution, Output};
+use crate::capability::CAPABILITIES;
+use crate::load::Case;
+use ser_reference::program::Program;
+use ser_reference::{Outcome, Profile, RunOptions};
+use std::collections::BTreeMap;
+
+pub struct ReferenceBackend {
+    pub options: RunOptions,
+}
+
+impl ReferenceBackend {
+    pub fn new(profile: Profile) -> Self {
+        ReferenceBackend {
+            options: RunOptions {
+                profile,
+                ..RunOptions::default()
+            },
+        }
+    }
+}
+
+impl Backend for ReferenceBackend {
+    fn name(&self) -> &str {
+        "reference"
+    }
+
+    fn profile(&self) -> Profile {
+        self.options.profile
+    }
+
+    fn capabilities(&self) -> Vec<String> {
+        CAPABILITIES.iter().map(|(n, _)| n.to_string()).collect()
+    }
+
+    fn run(&self, case: &Case) -> Result<Execution, BackendError> {
+        let library = self.options.profile.adapt(&case.library);
+        let program =
+            Program::new(library).map_err(|e| BackendError::Failed(format!("library: {e}")))?;
+        let result = ser_reference::run(
+            &program,
+            &case.scene,
+            &case.shader_table,
+            &case.dispatch,
+            &self.options,
+        );
+        let output = match &result.outcome {
+            Outcome::Completed(buffers) => Output::Buffers(
+                buffers
+                    .iter()
+                    .map(|(k, b)| (k.clone(), b.first.clone()))
+                    .collect::<BTreeMap<_, _>>(),
+            ),
+            Outcome::Fault(f) if f.code.is_undefined_behaviour() => Output::Undefined {
+                code: f.code.name().to_string(),
+                message: f.to_string(),
+            },
+            Outcome::Fault(f) => {
+                return Err(BackendError::Failed(format!(
+                    "the reference could not run the case: {f}"
+                )))
+            }
+        };
+        Ok(Execution {
+            output,
+            legal: Some(result),
+        })
+    }
+}

@@ -1,0 +1,109 @@
+//! Walking every expression of a library: scans (which features a case
+//! uses) and rewrites (a profile's spelling of a function).
+//!
+//! One macro writes the walker twice, over shared and over mutable
+//! references, so the two cannot drift apart.
+
+use crate::ast::*;
+
+macro_rules! walker {
+    ($lib:ident, $block:ident, $stmt:ident, $expr:ident, $($m:ident)?) => {
+        /// Calls `f` on every expression of every function, outermost first.
+        pub fn $lib(lib: &$($m)? Library, f: &mut impl FnMut(&$($m)? Expr)) {
+            for item in &$($m)? lib.items {
+                if let Item::Function(func) = item {
+                    $block(&$($m)? func.body, f);
+                }
+            }
+        }
+
+        fn $block(b: &$($m)? Block, f: &mut impl FnMut(&$($m)? Expr)) {
+            for s in &$($m)? b.stmts {
+                $stmt(s, f);
+            }
+        }
+
+        fn $stmt(s: &$($m)? Stmt, f: &mut impl FnMut(&$($m)? Expr)) {
+            match &$($m)? s.kind {
+                StmtKind::Block(b) => $block(b, f),
+                StmtKind::Decl(d) => {
+                    if let Type::RayQuery(flags) = &$($m)? d.ty {
+                        $expr(flags, f);
+                    }
+                    for dc in &$($m)? d.declarators {
+                        if let Some(e) = &$($m)? dc.init {
+                            $expr(e, f);
+                        }
+                    }
+                }
+                StmtKind::Expr(e) | StmtKind::Return(Some(e)) => $expr(e, f),
+                StmtKind::If { cond, then_branch, else_branch } => {
+                    $expr(cond, f);
+                    $stmt(then_branch, f);
+                    if let Some(e) = else_branch {
+                        $stmt(e, f);
+                    }
+                }
+                StmtKind::For { init, cond, step, body } => {
+                    if let Some(i) = init {
+                        $stmt(i, f);
+                    }
+                    if let Some(c) = cond {
+                        $expr(c, f);
+                    }
+                    if let Some(s) = step {
+                        $expr(s, f);
+                    }
+                    $stmt(body, f);
+                }
+                StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+                    $expr(cond, f);
+                    $stmt(body, f);
+                }
+                StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => {}
+            }
+        }
+
+        fn $expr(e: &$($m)? Expr, f: &mut impl FnMut(&$($m)? Expr)) {
+            f(e);
+            match &$($m)? e.kind {
+                ExprKind::IntLit { .. } | ExprKind::FloatLit { .. } | ExprKind::BoolLit(_) | ExprKind::Ident(_) => {}
+                ExprKind::Member(x, _) | ExprKind::Cast(_, x) | ExprKind::Unary(_, x) | ExprKind::IncDec { target: x, .. } => $expr(x, f),
+                ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) => {
+                    $expr(a, f);
+                    $expr(b, f);
+                }
+                ExprKind::Call { args, .. } | ExprKind::StaticCall { args, .. } | ExprKind::Construct(_, args) => {
+                    for a in args {
+                        $expr(a, f);
+                    }
+                }
+                ExprKind::MethodCall { receiver, args, .. } => {
+                    $expr(receiver, f);
+                    for a in args {
+                        $expr(a, f);
+                    }
+                }
+                ExprKind::Ternary(a, b, c) => {
+                    $expr(a, f);
+                    $expr(b, f);
+                    $expr(c, f);
+                }
+            }
+        }
+    };
+}
+
+walker!(exprs, block, stmt, expr,);
+walker!(exprs_mut, block_mut, stmt_mut, expr_mut, mut);
+
+/// Renames every call of the free function `from` to `to`.
+pub fn rename_calls(lib: &mut Library, from: &str, to: &str) {
+    exprs_mut(lib, &mut |e| {
+        if let ExprKind::Call { name, .. } = &mut e.kind {
+            if name == from {
+                *name = to.to_string();
+            }
+        }
+    });
+}
