@@ -33,7 +33,9 @@ fn errors_for(name: &str, contents: &str) -> Vec<LoadError> {
     std::fs::write(dir.join("ok.json"), file_with(&[GOOD.to_string()])).unwrap();
     let loaded = load_dir(&dir);
     assert!(
-        loaded.iter().any(|r| r.as_ref().is_ok_and(|c| c.id == "ok/good")),
+        loaded
+            .iter()
+            .any(|r| r.as_ref().is_ok_and(|c| c.id == "ok/good")),
         "the good case in another file must still load"
     );
     loaded.into_iter().filter_map(Result::err).collect()
@@ -56,15 +58,25 @@ fn invalid_json_names_line_and_column() {
 
 #[test]
 fn unknown_field_is_an_error() {
-    let e = one_error("unknown_field", &file_with(&[variant(|v| v["colour"] = "red".into())]));
+    let e = one_error(
+        "unknown_field",
+        &file_with(&[variant(|v| v["colour"] = "red".into())]),
+    );
     assert_eq!(e.location, "cases[0].colour", "{e}");
-    assert!(e.message.contains("unknown field `colour`, expected one of `name`"), "{e}");
+    assert!(
+        e.message
+            .contains("unknown field `colour`, expected one of `name`"),
+        "{e}"
+    );
     assert_eq!(e.case.as_deref(), Some("bad/good"));
 }
 
 #[test]
 fn wrong_type_names_the_json_path() {
-    let e = one_error("wrong_type", &file_with(&[variant(|v| v["buffers"]["Out"]["elements"] = "four".into())]));
+    let e = one_error(
+        "wrong_type",
+        &file_with(&[variant(|v| v["buffers"]["Out"]["elements"] = "four".into())]),
+    );
     assert_eq!(e.location, "cases[0].buffers.Out.elements", "{e}");
     assert!(e.message.contains("expected u32"), "{e}");
 }
@@ -73,9 +85,9 @@ fn wrong_type_names_the_json_path() {
 fn instance_mask_over_8_bits_is_rejected() {
     let e = one_error(
         "mask",
-        &file_with(&[variant(|v| {
-            v["scene"] = serde_json::json!({"blas": [{"geometries": []}], "instances": [{"blas": 0, "mask": 256}]})
-        })]),
+        &file_with(&[variant(
+            |v| v["scene"] = serde_json::json!({"blas": [{"geometries": []}], "instances": [{"blas": 0, "mask": 256}]}),
+        )]),
     );
     assert_eq!(e.location, "cases[0].scene.instances[0].mask", "{e}");
     assert!(e.message.contains("256"), "{e}");
@@ -85,9 +97,9 @@ fn instance_mask_over_8_bits_is_rejected() {
 fn instance_id_over_24_bits_is_rejected() {
     let e = one_error(
         "id24",
-        &file_with(&[variant(|v| {
-            v["scene"] = serde_json::json!({"blas": [{"geometries": []}], "instances": [{"blas": 0, "instance_id": 16777216}]})
-        })]),
+        &file_with(&[variant(
+            |v| v["scene"] = serde_json::json!({"blas": [{"geometries": []}], "instances": [{"blas": 0, "instance_id": 16777216}]}),
+        )]),
     );
     assert_eq!(e.location, "cases[0].scene.instances[0].instance_id", "{e}");
     assert!(e.message.contains("24 bits"), "{e}");
@@ -97,7 +109,9 @@ fn instance_id_over_24_bits_is_rejected() {
 fn blas_index_out_of_range() {
     let e = one_error(
         "blas_index",
-        &file_with(&[variant(|v| v["scene"] = serde_json::json!({"blas": [], "instances": [{"blas": 3}]}))]),
+        &file_with(&[variant(|v| {
+            v["scene"] = serde_json::json!({"blas": [], "instances": [{"blas": 3}]})
+        })]),
     );
     assert_eq!(e.location, "cases[0].scene.instances[0].blas", "{e}");
     assert!(e.message.contains("not an index into scene.blas"), "{e}");
@@ -120,7 +134,9 @@ fn shader_parse_error_names_the_line_and_column() {
 fn undeclared_name_in_a_shader() {
     let e = one_error(
         "undeclared",
-        &file_with(&[variant(|v| v["library"][2] = "void RayGen() { Out[0] = missing; }".into())]),
+        &file_with(&[variant(|v| {
+            v["library"][2] = "void RayGen() { Out[0] = missing; }".into()
+        })]),
     );
     assert!(e.message.contains("`missing` is not declared"), "{e}");
 }
@@ -129,39 +145,59 @@ fn undeclared_name_in_a_shader() {
 fn unknown_shader_in_the_table() {
     let e = one_error(
         "unknown_shader",
-        &file_with(&[variant(|v| v["shader_table"] = serde_json::json!({"miss": [{"shader": "Nowhere"}]}))]),
+        &file_with(&[variant(|v| {
+            v["shader_table"] = serde_json::json!({"miss": [{"shader": "Nowhere"}]})
+        })]),
     );
     assert_eq!(e.location, "cases[0].shader_table.miss[0].shader", "{e}");
 }
 
 #[test]
 fn expectation_count_must_match_the_buffer() {
-    let e = one_error("count", &file_with(&[variant(|v| v["expect"]["buffers"]["Out"] = serde_json::json!([0, 1]))]));
+    let e = one_error(
+        "count",
+        &file_with(&[variant(|v| {
+            v["expect"]["buffers"]["Out"] = serde_json::json!([0, 1])
+        })]),
+    );
     assert_eq!(e.location, "cases[0].expect.buffers.Out", "{e}");
-    assert!(e.message.contains("2 element(s) expected, the buffer has 1"), "{e}");
+    assert!(
+        e.message
+            .contains("2 element(s) expected, the buffer has 1"),
+        "{e}"
+    );
 }
 
 #[test]
 fn malformed_expectation_value() {
     let e = one_error(
         "expect_value",
-        &file_with(&[variant(|v| v["expect"]["buffers"]["Out"] = serde_json::json!([{"approx": 1}]))]),
+        &file_with(&[variant(|v| {
+            v["expect"]["buffers"]["Out"] = serde_json::json!([{"approx": 1}])
+        })]),
     );
     assert_eq!(e.location, "cases[0].expect.buffers.Out[0]", "{e}");
 }
 
 #[test]
 fn unknown_profile_and_capability() {
-    let e = one_error("profile", &file_with(&[variant(|v| v["profiles"] = serde_json::json!(["dxr-2"]))]));
+    let e = one_error(
+        "profile",
+        &file_with(&[variant(|v| v["profiles"] = serde_json::json!(["dxr-2"]))]),
+    );
     assert_eq!(e.location, "cases[0].profiles[0]", "{e}");
-    let e = one_error("capability", &file_with(&[variant(|v| v["requires"] = serde_json::json!(["teleport"]))]));
+    let e = one_error(
+        "capability",
+        &file_with(&[variant(|v| v["requires"] = serde_json::json!(["teleport"]))]),
+    );
     assert_eq!(e.location, "cases[0].requires[0]", "{e}");
     assert!(e.message.contains("unknown capability `teleport`"), "{e}");
 }
 
 #[test]
 fn errors_from_defaults_name_the_defaults() {
-    let contents = r#"{ "defaults": { "dispatch": { "raygen": 7 } }, "cases": [ { "name": "a" } ] }"#;
+    let contents =
+        r#"{ "defaults": { "dispatch": { "raygen": 7 } }, "cases": [ { "name": "a" } ] }"#;
     let e = one_error("defaults", contents);
     assert_eq!(e.location, "defaults.dispatch.raygen", "{e}");
 }
@@ -181,7 +217,11 @@ fn one_bad_case_does_not_hide_its_neighbours_in_the_same_file() {
 #[test]
 fn duplicate_ids_are_errors() {
     let dir = ser_tests::scratch("duplicates");
-    std::fs::write(dir.join("twice.json"), file_with(&[GOOD.to_string(), GOOD.to_string()])).unwrap();
+    std::fs::write(
+        dir.join("twice.json"),
+        file_with(&[GOOD.to_string(), GOOD.to_string()]),
+    )
+    .unwrap();
     let loaded = load_dir(&dir);
     assert!(loaded[0].is_ok());
     let e = loaded[1].as_ref().unwrap_err();

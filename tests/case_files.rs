@@ -5,11 +5,24 @@ use ser_harness::load::load_dir;
 
 #[test]
 fn every_library_round_trips_through_the_printer() {
-    for case in load_dir(&ser_tests::cases_dir()).into_iter().filter_map(Result::ok) {
+    for case in load_dir(&ser_tests::cases_dir())
+        .into_iter()
+        .filter_map(Result::ok)
+    {
         let text = ser_lang::print(&case.library);
-        let again = ser_lang::parse(&text).unwrap_or_else(|e| panic!("{}: printed library does not parse: {e}\n{text}", case.id));
-        assert_eq!(case.library, again, "{}: the IR changed through the printer", case.id);
-        assert_eq!(text, ser_lang::print(&again), "{}: printing is not a fixpoint", case.id);
+        let again = ser_lang::parse(&text)
+            .unwrap_or_else(|e| panic!("{}: printed library does not parse: {e}\n{text}", case.id));
+        assert_eq!(
+            case.library, again,
+            "{}: the IR changed through the printer",
+            case.id
+        );
+        assert_eq!(
+            text,
+            ser_lang::print(&again),
+            "{}: printing is not a fixpoint",
+            case.id
+        );
     }
 }
 
@@ -30,7 +43,14 @@ fn committed_schema_is_current() {
 #[test]
 fn every_case_file_parses_as_json_with_cases() {
     for file in ser_harness::load::case_files(&ser_tests::cases_dir()).unwrap() {
-        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        assert!(v.get("cases").and_then(|c| c.as_array()).is_some_and(|c| !c.is_empty()), "{} has no cases", file.display());
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert!(
+            v.get("cases")
+                .and_then(|c| c.as_array())
+                .is_some_and(|c| !c.is_empty()),
+            "{} has no cases",
+            file.display()
+        );
     }
 }

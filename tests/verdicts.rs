@@ -5,11 +5,10 @@
 use ser_harness::backend::{Backend, BackendError, Execution, Output};
 use ser_harness::load::{load_dir, Case};
 use ser_harness::reference_backend::ReferenceBackend;
-use ser_harness::runner::{self, Config};
+use ser_harness::report::{Report, Summary};
 use ser_harness::verdict::{judge, Verdict};
 use ser_reference::Profile;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 const CASE: &str = r#"{ "cases": [ {
   "name": "wrong",
@@ -38,7 +37,11 @@ const CASE: &str = r#"{ "cases": [ {
 fn scratch_case(name: &str, text: &str) -> (std::path::PathBuf, Case) {
     let dir = ser_tests::scratch(name);
     std::fs::write(dir.join("scratch.json"), text).unwrap();
-    let case = load_dir(&dir).into_iter().next().unwrap().unwrap_or_else(|e| panic!("{e}"));
+    let case = load_dir(&dir)
+        .into_iter()
+        .next()
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{e}"));
     (dir, case)
 }
 
@@ -54,32 +57,50 @@ fn fixed_case(name: &str) -> (std::path::PathBuf, Case) {
 #[test]
 fn wrong_expectation_fails_showing_buffer_element_expected_and_actual() {
     let (_, case) = fixed_case("wrong_expectation");
-    let r = judge(&case, &ReferenceBackend::new(Profile::MaybeReorderThread0027));
+    let r = judge(
+        &case,
+        &ReferenceBackend::new(Profile::MaybeReorderThread0027),
+    );
     assert_eq!(r.verdict, Verdict::Fail, "{}", r.message);
     assert!(
-        r.message.contains("buffer `Out`, element 0: expected 41.0 (0x42240000), actual 42.0 (0x42280000)"),
+        r.message.contains(
+            "buffer `Out`, element 0: expected 41.0 (0x42240000), actual 42.0 (0x42280000)"
+        ),
         "{}",
         r.message
     );
     assert_eq!(r.mismatches.len(), 1);
     // The case also disagrees with the reference's legal outcome, and says so.
-    assert_eq!(r.reference_disagreements.len(), 1, "{:?}", r.reference_disagreements);
-    assert!(r.message.contains("the reference allows 42.0"), "{}", r.message);
+    assert_eq!(
+        r.reference_disagreements.len(),
+        1,
+        "{:?}",
+        r.reference_disagreements
+    );
+    assert!(
+        r.message.contains("the reference allows 42.0"),
+        "{}",
+        r.message
+    );
 }
 
 #[test]
 fn report_records_every_case_as_it_finishes() {
-    let (dir, _) = fixed_case("report");
-    let report = dir.join("report.jsonl");
-    let cfg = Config {
-        cases_dir: dir.clone(),
-        report: Some(report.clone()),
-        backend: Arc::new(ReferenceBackend::new(Profile::MaybeReorderThread0027)),
-        args: libtest_mimic::Arguments::from_iter(["ser-conformance", "--quiet"]),
-    };
-    let summary = runner::run(cfg).unwrap().unwrap().summary;
-    assert_eq!(summary.fail, 1);
-    let records = ser_harness::report::read(&report).unwrap();
+    let (dir, case) = fixed_case("report");
+    let path = dir.join("report.jsonl");
+    let report = Report::create(&path, "reference", "0027-maybereorderthread", &dir).unwrap();
+    let r = judge(
+        &case,
+        &ReferenceBackend::new(Profile::MaybeReorderThread0027),
+    );
+    report.case(&r);
+    // Written at once: readable before the run ends.
+    let records = ser_harness::report::read(&path).unwrap();
+    assert_eq!(records.len(), 2);
+    let mut summary = Summary::default();
+    summary.add(r.verdict);
+    report.summary(&summary);
+    let records = ser_harness::report::read(&path).unwrap();
     assert_eq!(records[0]["type"], "run");
     assert_eq!(records[0]["version"], 1);
     assert_eq!(records[1]["type"], "case");
@@ -87,6 +108,8 @@ fn report_records_every_case_as_it_finishes() {
     assert_eq!(records[1]["verdict"], "fail");
     assert_eq!(records[1]["mismatches"][0]["buffer"], "Out");
     assert_eq!(records[1]["mismatches"][0]["element"], 0);
+    assert_eq!(records[1]["mismatches"][0]["expected"], "41.0 (0x42240000)");
+    assert_eq!(records[1]["mismatches"][0]["actual"], "42.0 (0x42280000)");
     assert!(records[1]["duration_ms"].as_f64().is_some());
     assert_eq!(records[2]["type"], "summary");
     assert_eq!(records[2]["fail"], 1);
@@ -97,7 +120,11 @@ fn a_case_for_another_profile_is_not_supported() {
     let (_, case) = fixed_case("profile");
     let r = judge(&case, &ReferenceBackend::new(Profile::VulkanNv));
     assert_eq!(r.verdict, Verdict::NotSupported);
-    assert!(r.message.contains("not to profile vulkan-nv"), "{}", r.message);
+    assert!(
+        r.message.contains("not to profile vulkan-nv"),
+        "{}",
+        r.message
+    );
 }
 
 /// A backend that has no capabilities, panics, or fails, as told.
@@ -120,7 +147,10 @@ impl Backend for Stub {
             "panic" => panic!("the stub backend crashed"),
             "fail" => Err(BackendError::Failed("rejected the shader".into())),
             _ => Ok(Execution {
-                output: Output::Buffers(BTreeMap::from([("Out".to_string(), vec![42.0f32.to_bits(), 0.5f32.to_bits()])])),
+                output: Output::Buffers(BTreeMap::from([(
+                    "Out".to_string(),
+                    vec![42.0f32.to_bits(), 0.5f32.to_bits()],
+                )])),
                 legal: None,
             }),
         }
@@ -135,10 +165,18 @@ fn missing_capability_is_named() {
         "    \"struct P { uint v; };\",\n    \"[shader(\\\"miss\\\")]\",\n    \"void Miss(inout P p) { }\"",
     ))
     .unwrap();
-    let case = load_dir(&dir).into_iter().next().unwrap().unwrap_or_else(|e| panic!("{e}"));
+    let case = load_dir(&dir)
+        .into_iter()
+        .next()
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{e}"));
     let r = judge(&case, &Stub { mode: "ok" });
     assert_eq!(r.verdict, Verdict::NotSupported);
-    assert!(r.message.contains("capability `ray_query`"), "{}", r.message);
+    assert!(
+        r.message.contains("capability `ray_query`"),
+        "{}",
+        r.message
+    );
 }
 
 #[test]
@@ -146,7 +184,11 @@ fn crashing_and_failing_backends_give_errors() {
     let (_, case) = fixed_case("crash");
     let r = judge(&case, &Stub { mode: "panic" });
     assert_eq!(r.verdict, Verdict::Error);
-    assert!(r.message.contains("panicked: the stub backend crashed"), "{}", r.message);
+    assert!(
+        r.message.contains("panicked: the stub backend crashed"),
+        "{}",
+        r.message
+    );
     let r = judge(&case, &Stub { mode: "fail" });
     assert_eq!(r.verdict, Verdict::Error);
     assert!(r.message.contains("rejected the shader"), "{}", r.message);

@@ -13,4 +13,5 @@ pub mod load;
 pub mod reference_backend;
 pub mod report;
 pub mod runner;
+pub mod spec_map;
 pub mod verdict;

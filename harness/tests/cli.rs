@@ -32,23 +32,43 @@ fn case(name: &str, expected: u32) -> String {
 #[test]
 fn runs_a_folder_and_prints_the_verdict() {
     let dir = scratch("cli_pass");
-    std::fs::write(dir.join("a.json"), format!("{{\"cases\": [{}]}}", case("zero", 0))).unwrap();
+    std::fs::write(
+        dir.join("a.json"),
+        format!("{{\"cases\": [{}]}}", case("zero", 0)),
+    )
+    .unwrap();
     let out = bin().arg("--cases").arg(&dir).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
-    assert!(stdout.contains("1 case(s): 1 pass, 0 fail, 0 not supported, 0 error"), "{stdout}");
+    assert!(
+        stdout.contains("1 case(s): 1 pass, 0 fail, 0 not supported, 0 error"),
+        "{stdout}"
+    );
     assert!(stdout.contains("verdict: CONFORMANT"), "{stdout}");
 }
 
 #[test]
 fn a_wrong_expectation_fails_the_run_and_shows_the_element() {
     let dir = scratch("cli_fail");
-    std::fs::write(dir.join("a.json"), format!("{{\"cases\": [{}]}}", case("wrong", 3))).unwrap();
+    std::fs::write(
+        dir.join("a.json"),
+        format!("{{\"cases\": [{}]}}", case("wrong", 3)),
+    )
+    .unwrap();
     let report = dir.join("r.jsonl");
-    let out = bin().arg("--cases").arg(&dir).arg("--report").arg(&report).output().unwrap();
+    let out = bin()
+        .arg("--cases")
+        .arg(&dir)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("buffer `Out`, element 0: expected 3 (0x00000003), actual 0 (0x00000000)"), "{stdout}");
+    assert!(
+        stdout.contains("buffer `Out`, element 0: expected 3 (0x00000003), actual 0 (0x00000000)"),
+        "{stdout}"
+    );
     assert!(stdout.contains("verdict: NOT CONFORMANT"), "{stdout}");
     let text = std::fs::read_to_string(&report).unwrap();
     assert_eq!(text.lines().count(), 3, "{text}");
@@ -57,23 +77,47 @@ fn a_wrong_expectation_fails_the_run_and_shows_the_element() {
 #[test]
 fn a_broken_file_is_an_error_and_the_rest_still_runs() {
     let dir = scratch("cli_broken");
-    std::fs::write(dir.join("a.json"), format!("{{\"cases\": [{}]}}", case("zero", 0))).unwrap();
+    std::fs::write(
+        dir.join("a.json"),
+        format!("{{\"cases\": [{}]}}", case("zero", 0)),
+    )
+    .unwrap();
     std::fs::write(dir.join("b.json"), "{ \"cases\": [ ").unwrap();
     let out = bin().arg("--cases").arg(&dir).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("2 case(s): 1 pass, 0 fail, 0 not supported, 1 error"), "{stdout}");
+    assert!(
+        stdout.contains("2 case(s): 1 pass, 0 fail, 0 not supported, 1 error"),
+        "{stdout}"
+    );
     assert!(stdout.contains("b.json"), "{stdout}");
 }
 
 #[test]
 fn list_filter_and_exact() {
     let dir = scratch("cli_list");
-    std::fs::write(dir.join("a.json"), format!("{{\"cases\": [{}, {}]}}", case("one", 0), case("two", 0))).unwrap();
-    let out = bin().arg("--cases").arg(&dir).arg("--list").output().unwrap();
+    std::fs::write(
+        dir.join("a.json"),
+        format!("{{\"cases\": [{}, {}]}}", case("one", 0), case("two", 0)),
+    )
+    .unwrap();
+    let out = bin()
+        .arg("--cases")
+        .arg(&dir)
+        .arg("--list")
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("a/one: test") && stdout.contains("a/two: test"), "{stdout}");
-    let out = bin().arg("--cases").arg(&dir).args(["--exact", "a/two"]).output().unwrap();
+    assert!(
+        stdout.contains("a/one: test") && stdout.contains("a/two: test"),
+        "{stdout}"
+    );
+    let out = bin()
+        .arg("--cases")
+        .arg(&dir)
+        .args(["--exact", "a/two"])
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("1 case(s): 1 pass"), "{stdout}");
 }

@@ -179,6 +179,15 @@ impl<'a> Thread<'a> {
         {
             return Ok(self.local_root_constant(ty, *offset));
         }
+        if self
+            .w
+            .program
+            .acceleration_structures
+            .iter()
+            .any(|a| a == n)
+        {
+            return Ok(acceleration_structure());
+        }
         fault(
             FaultCode::Unsupported,
             format!("`{n}` cannot be used as a value here"),
@@ -283,6 +292,15 @@ impl<'a> Thread<'a> {
             out.push(self.eval(a).await?);
         }
         Ok(out)
+    }
+}
+
+/// The value an acceleration structure name evaluates to: the case's one
+/// scene, so nothing to carry.
+pub(super) fn acceleration_structure() -> Value {
+    Value::Struct {
+        name: "RaytracingAccelerationStructure".into(),
+        fields: Vec::new(),
     }
 }
 

@@ -356,10 +356,10 @@ impl<'a> Thread<'a> {
         };
         Ok(match method {
             "TraceRayInline" => {
-                if args.len() != 4 {
+                if args.len() != 4 || args[0] != super::expr::acceleration_structure() {
                     return fault(
                         FaultCode::Unsupported,
-                        "`TraceRayInline` takes (scene, flags, mask, ray)",
+                        "`TraceRayInline` takes (acceleration structure, flags, mask, ray)",
                     );
                 }
                 let ray = Ray::from_desc(0, &args[3])?;

@@ -1,0 +1,332 @@
+//! The clause registry (`spec-map/`): every normative statement of the
+//! spec documents with a stable ID, and the checks that keep it honest:
+//! quotes found verbatim in their documents, IDs unique and well formed,
+//! twins that exist, and every testable clause covered by a case or marked
+//! pending.
+
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strength {
+    Must,
+    Should,
+    May,
+    ImplementationDefined,
+    Informative,
+}
+
+impl Strength {
+    pub fn name(self) -> &'static str {
+        match self {
+            Strength::Must => "must",
+            Strength::Should => "should",
+            Strength::May => "may",
+            Strength::ImplementationDefined => "implementation-defined",
+            Strength::Informative => "informative",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Testable {
+    /// Observable in output buffers.
+    Runtime,
+    /// Diagnosed by a compiler or validator.
+    Static,
+    /// Not testable (the reason is in `untestable`).
+    None,
+}
+
+impl Testable {
+    pub fn name(self) -> &'static str {
+        match self {
+            Testable::Runtime => "runtime",
+            Testable::Static => "static",
+            Testable::None => "none",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Clause {
+    pub id: String,
+    pub section: String,
+    pub quote: String,
+    pub strength: Strength,
+    pub profiles: Vec<String>,
+    pub testable: Testable,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untestable: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// In the earlier revision: the primary clause stating the same rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<String>,
+    /// For a testable clause no case checks yet: what is missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<String>,
+}
+
+impl Clause {
+    /// Whether a case is owed: testable, and not covered through a twin.
+    pub fn needs_case(&self) -> bool {
+        self.testable != Testable::None && self.same_as.is_none()
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Document {
+    /// The source document's file name in `spec-map/sources/`.
+    pub document: String,
+    pub clauses: Vec<Clause>,
+}
+
+/// The whole registry.
+#[derive(Clone, Debug, Default)]
+pub struct Registry {
+    pub documents: Vec<Document>,
+}
+
+pub const PROFILES: &[&str] = &[
+    "0027-maybereorderthread",
+    "0027-reorderthread",
+    "sm69",
+    "vulkan-nv",
+    "vulkan-ext",
+    "dxr",
+    "optix",
+];
+
+/// The registry files, in the order the report lists them.
+pub const FILES: &[(&str, &str)] = &[
+    ("ser-0027-maybereorderthread.json", "ser."),
+    ("ser-0027-reorderthread.json", "ser_rt."),
+    ("vulkan-ray-traversal.json", "vk."),
+    ("sbt-three-ways.json", "sbt."),
+];
+
+/// A problem found in the registry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub file: PathBuf,
+    pub clause: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(c) = &self.clause {
+            write!(f, " [{c}]")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Runs of whitespace collapsed to one space, so that wrapped lines in a
+/// document still match a quote.
+pub fn normalize(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+impl Registry {
+    /// Loads every registry file of `dir` (`spec-map/`).
+    pub fn load(dir: &Path) -> Result<Registry, Vec<Problem>> {
+        let mut documents = Vec::new();
+        let mut problems = Vec::new();
+        for (file, _) in FILES {
+            let path = dir.join(file);
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    problems.push(Problem {
+                        file: path,
+                        clause: None,
+                        message: format!("cannot read: {e}"),
+                    });
+                    continue;
+                }
+            };
+            let de = &mut serde_json::Deserializer::from_str(&text);
+            match serde_path_to_error::deserialize::<_, Document>(de) {
+                Ok(d) => documents.push(d),
+                Err(e) => problems.push(Problem {
+                    file: path,
+                    clause: None,
+                    message: format!("{}: {}", e.path(), e.inner()),
+                }),
+            }
+        }
+        if problems.is_empty() {
+            Ok(Registry { documents })
+        } else {
+            Err(problems)
+        }
+    }
+
+    pub fn clauses(&self) -> impl Iterator<Item = (&Document, &Clause)> {
+        self.documents
+            .iter()
+            .flat_map(|d| d.clauses.iter().map(move |c| (d, c)))
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Clause> {
+        self.clauses().map(|(_, c)| c).find(|c| c.id == id)
+    }
+
+    pub fn ids(&self) -> BTreeSet<&str> {
+        self.clauses().map(|(_, c)| c.id.as_str()).collect()
+    }
+
+    /// Structural checks: ID form and prefix, uniqueness, vocabularies,
+    /// reasons for untestable clauses, twins that exist.
+    pub fn check_structure(&self) -> Vec<Problem> {
+        let mut out = Vec::new();
+        let mut seen = BTreeSet::new();
+        for (doc, c) in self.clauses() {
+            let prefix = FILES
+                .iter()
+                .find(|(f, _)| {
+                    f.trim_end_matches(".json")
+                        == doc.document.rsplit_once('.').map_or("", |(s, _)| s)
+                })
+                .map(|(_, p)| *p);
+            let mut bad = |m: String| {
+                out.push(Problem {
+                    file: PathBuf::from(&doc.document),
+                    clause: Some(c.id.clone()),
+                    message: m,
+                })
+            };
+            let well_formed = c.id.split('.').count() >= 3
+                && c.id.split('.').all(|s| {
+                    !s.is_empty()
+                        && s.chars()
+                            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+                });
+            if !well_formed {
+                bad("an id is three or more dot-separated [a-z0-9_] segments".into());
+            }
+            if let Some(p) = prefix {
+                if !c.id.starts_with(p) {
+                    bad(format!("ids of this document start with `{p}`"));
+                }
+            }
+            if !seen.insert(c.id.clone()) {
+                bad("the id is used twice".into());
+            }
+            if c.quote.trim().is_empty() || c.section.trim().is_empty() {
+                bad("a clause has a section and a quote".into());
+            }
+            if c.profiles.is_empty() || c.profiles.iter().any(|p| !PROFILES.contains(&p.as_str())) {
+                bad(format!(
+                    "profiles {:?}: expected some of {}",
+                    c.profiles,
+                    PROFILES.join(", ")
+                ));
+            }
+            if c.testable == Testable::None
+                && c.untestable.as_deref().is_none_or(|u| u.trim().is_empty())
+            {
+                bad("an untestable clause says why in `untestable`".into());
+            }
+            if c.testable != Testable::None && c.untestable.is_some() {
+                bad("a testable clause has no `untestable` reason".into());
+            }
+            if let Some(twin) = &c.same_as {
+                if self.get(twin).is_none_or(|t| t.same_as.is_some()) {
+                    bad(format!("same_as `{twin}` is not a primary clause"));
+                }
+            }
+        }
+        out
+    }
+
+    /// Every quote must appear verbatim (up to whitespace) in its document
+    /// under `sources`.
+    pub fn check_quotes(&self, sources: &Path) -> Vec<Problem> {
+        let mut out = Vec::new();
+        for doc in &self.documents {
+            let path = sources.join(&doc.document);
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => normalize(&t),
+                Err(e) => {
+                    out.push(Problem {
+                        file: path,
+                        clause: None,
+                        message: format!("cannot read the source document: {e}"),
+                    });
+                    continue;
+                }
+            };
+            for c in &doc.clauses {
+                if !text.contains(&normalize(&c.quote)) {
+                    out.push(Problem {
+                        file: path.clone(),
+                        clause: Some(c.id.clone()),
+                        message: format!("the quote is not in the document: \"{}\"", c.quote),
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Which cases check which clause.
+#[derive(Clone, Debug, Default)]
+pub struct Coverage {
+    /// Clause id to the ids of the cases naming it (directly, or through a
+    /// twin for earlier-revision clauses).
+    pub cases: BTreeMap<String, Vec<String>>,
+    /// `(case id, clause id)` for clause IDs no registry entry has.
+    pub unknown: Vec<(String, String, PathBuf)>,
+}
+
+impl Coverage {
+    /// `cases`: `(case id, case file, clause ids)`.
+    pub fn compute<'a>(
+        registry: &Registry,
+        cases: impl IntoIterator<Item = (&'a str, &'a Path, &'a [String])>,
+    ) -> Coverage {
+        let ids = registry.ids();
+        let mut cov = Coverage::default();
+        for (_, c) in registry.clauses() {
+            cov.cases.insert(c.id.clone(), Vec::new());
+        }
+        for (case, file, clauses) in cases {
+            for id in clauses {
+                if ids.contains(id.as_str()) {
+                    cov.cases
+                        .get_mut(id)
+                        .expect("every id has an entry")
+                        .push(case.to_string());
+                } else {
+                    cov.unknown
+                        .push((case.to_string(), id.clone(), file.to_path_buf()));
+                }
+            }
+        }
+        // An earlier-revision clause is covered where its twin is.
+        for (_, c) in registry.clauses() {
+            if let Some(twin) = &c.same_as {
+                let via = cov.cases.get(twin).cloned().unwrap_or_default();
+                cov.cases
+                    .get_mut(&c.id)
+                    .expect("every id has an entry")
+                    .extend(via);
+            }
+        }
+        cov
+    }
+
+    pub fn covered(&self, id: &str) -> bool {
+        self.cases.get(id).is_some_and(|c| !c.is_empty())
+    }
+}
