@@ -14,4 +14,5 @@ pub mod reference_backend;
 pub mod report;
 pub mod runner;
 pub mod spec_map;
+pub mod traceability;
 pub mod verdict;

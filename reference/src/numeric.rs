@@ -3,7 +3,7 @@
 //!
 //! The documents leave precision to the implementation: traversal "may be
 //! performed with floating point operations" and "inaccuracies are expected"
-//! (`vk.candidate.precision_implementation_specific`), and HLSL lets a
+//! (`vk.candidate.precision.implementation_specific`), and HLSL lets a
 //! compiler contract `a * b + c` into one fused operation. The reference
 //! therefore carries, with every float it computes, an absolute error bound:
 //! a value `v` with bound `e` stands for every result in `[v - e, v + e]`.

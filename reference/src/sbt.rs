@@ -62,7 +62,7 @@ impl Table {
 /// Only the 4 least significant bits of `RayContributionToHitGroupIndex`
 /// and of `MultiplierForGeometryContributionToHitGroupIndex` are used
 /// (`ser.dxil.hitobject_traceray.warn_ray_contribution_4_bits`,
-/// `ser.dxil.hitobject_traceray.warn_multiplier_4_bits`).
+/// `ser.dxil.hitobject_traceray.warn_geometry_multiplier_4_bits`).
 pub const RAY_CONTRIBUTION_MASK: u32 = 0xF;
 
 /// Instance contributions are 24-bit fields (`sbt.dxr.instance_desc_bit_fields`).
@@ -111,7 +111,7 @@ pub enum ConstantLoad {
 
 /// Loads the constant at `offset` bytes from the start of the local root
 /// arguments, after the shader identifier
-/// (`ser.hit_object.load_local_root_table_constant.offset_after_identifier`).
+/// (`ser.hit_object.load_local_root_table_constant.offset_after_shader_identifier`).
 pub fn load_local_root_constant(constants: &[u32], offset: u32) -> ConstantLoad {
     if offset % 4 != 0 {
         return ConstantLoad::Misaligned;

@@ -165,7 +165,7 @@ impl Instance {
     }
 
     /// The world-to-object transform: the inverse of the instance transform,
-    /// which must be invertible (`vk.candidate.instance_transform_invertible`).
+    /// which must be invertible (`vk.candidate.instance.transform_must_be_invertible`).
     pub fn world_to_object(&self) -> Option<(DMat3, DVec3)> {
         let (l, t) = self.object_to_world();
         let det = l.determinant();

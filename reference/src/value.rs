@@ -253,7 +253,7 @@ pub enum Fill<'a> {
 
 /// A value of type `ty` whose scalars are filled as `fill` says. A
 /// `HitObject` is always the NOP-HitObject
-/// (`ser.hit_object.default_initialized_nop`).
+/// (`ser.hit_object.type.default_initialized_to_nop`).
 pub fn new_value(ty: &Type, fill: Fill, layouts: &dyn StructLayouts) -> Value {
     let scalar = |s: ScalarType| match fill {
         Fill::Zero => Scalar::new(s, 0),

@@ -4,6 +4,7 @@
 //! ser-conformance [--backend reference] [--profile 0027-maybereorderthread]
 //!                 [--cases DIR] [--report FILE] [libtest options] [FILTER]
 //! ser-conformance schema      # prints the JSON Schema of case files
+//! ser-conformance report [--results FILE]... [--out DIR]   # traceability report
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -31,6 +32,25 @@ struct Cli {
 enum Command {
     /// Print the JSON Schema of case files.
     Schema,
+    /// Write the traceability report: coverage of the spec-map by cases,
+    /// and with `--results`, which clauses each backend passes or fails.
+    Report(ReportArgs),
+}
+
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// The clause registry (default: the repository's `spec-map/`).
+    #[arg(long)]
+    spec_map: Option<PathBuf>,
+    /// The case files (default: the repository's `cases/`).
+    #[arg(long)]
+    cases: Option<PathBuf>,
+    /// Results of runs (`--report` files of ser-conformance), one per backend.
+    #[arg(long = "results")]
+    results: Vec<PathBuf>,
+    /// Where to write traceability.md, traceability.html and traceability.json.
+    #[arg(long, default_value = "target/traceability")]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -51,25 +71,46 @@ struct RunArgs {
     test: libtest_mimic::Arguments,
 }
 
-fn default_cases() -> PathBuf {
-    let here = PathBuf::from("cases");
+/// A folder of the repository: relative to the working directory when it
+/// is there, else next to the harness sources.
+fn repo_dir(name: &str) -> PathBuf {
+    let here = PathBuf::from(name);
     if here.is_dir() {
         return here;
     }
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("..")
-        .join("cases")
+        .join(name)
+}
+
+fn report(args: ReportArgs) -> ExitCode {
+    let spec_map = args.spec_map.unwrap_or_else(|| repo_dir("spec-map"));
+    let cases_dir = args.cases.unwrap_or_else(|| repo_dir("cases"));
+    match ser_harness::traceability::write_report(&spec_map, &cases_dir, &args.results, &args.out) {
+        Ok(summary) => {
+            println!("{summary}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("ser-conformance report: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Schema) = cli.command {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&ser_harness::case::schema())
-                .expect("a schema serializes")
-        );
-        return ExitCode::SUCCESS;
+    match cli.command {
+        Some(Command::Schema) => {
+            let schema = ser_harness::case::schema();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&schema).expect("a schema serializes")
+            );
+            return ExitCode::SUCCESS;
+        }
+        Some(Command::Report(r)) => return report(r),
+        None => {}
     }
     let args = cli.run;
     let Some(profile) = Profile::from_name(&args.profile) else {
@@ -88,7 +129,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cases_dir = args.cases.unwrap_or_else(default_cases);
+    let cases_dir = args.cases.unwrap_or_else(|| repo_dir("cases"));
     let config = Config {
         cases_dir: cases_dir.clone(),
         report: args.report.clone(),
