@@ -378,25 +378,16 @@ impl Trace {
         for d in &self.documents {
             let _ = write!(s, "<h3>{}</h3><table class=cov><tr><th>section<th>clauses<th>testable<th>covered<th>pending<th>coverage</tr>", esc(&d.document));
             let mut line = |name: &str, t: &Tally, strong: bool| {
-                let pending_pct = if t.testable == 0 {
-                    0.0
-                } else {
-                    100.0 * t.pending as f64 / t.testable as f64
-                };
                 let _ = write!(
                     s,
-                    "<tr{}><td>{}<td class=n>{}<td class=n>{}<td class=n>{}<td class=n>{}<td><div class=bar title='{:.0}% covered, {:.0}% pending'><span class=c style='width:{:.1}%'></span><span class=p style='width:{:.1}%'></span></div> {:.0}%</tr>",
+                    "<tr{}><td>{}<td class=n>{}<td class=n>{}<td class=n>{}<td class=n>{}<td>{}</tr>",
                     if strong { " class=all" } else { "" },
                     esc(name),
                     t.clauses,
                     t.testable,
                     t.covered,
                     t.pending,
-                    t.percent(),
-                    pending_pct,
-                    t.percent(),
-                    pending_pct,
-                    t.percent()
+                    html_bar(t)
                 );
             };
             line("all", &d.tally, true);
@@ -409,7 +400,7 @@ impl Trace {
         if self.runs.is_empty() {
             s.push_str("<p>No backend results given (pass <code>--results FILE</code>, a <code>--report</code> of <code>ser-conformance</code>).</p>");
         } else {
-            s.push_str("<p>Clauses with cases. <span class='st pass'>pass</span> <span class='st fail'>fail</span> <span class='st ns'>not supported</span> <span class='st nr'>not run</span></p><table class=matrix><tr><th>clause");
+            s.push_str("<p>Clauses with cases. <span class='st pass'>pass</span> <span class='st fail'>fail</span> <span class='st ns'>not supported</span> <span class='st nr'>not run</span></p><div class=scroll><table class=matrix><tr><th>clause");
             for r in &self.runs {
                 let _ = write!(s, "<th>{}", esc(&r.label));
             }
@@ -433,7 +424,7 @@ impl Trace {
                 }
                 s.push_str("</tr>");
             }
-            s.push_str("</table><h3>Failing cases</h3>");
+            s.push_str("</table></div><h3>Failing cases</h3>");
             for run in &self.runs {
                 for (case, (v, m)) in run
                     .verdicts
@@ -516,6 +507,20 @@ fn text_bar(t: &Tally) -> String {
     )
 }
 
+/// A coverage bar: covered in green, pending in amber, the rest grey.
+fn html_bar(t: &Tally) -> String {
+    if t.testable == 0 {
+        return "<span class=na>nothing testable</span>".into();
+    }
+    let pending = 100.0 * t.pending as f64 / t.testable as f64;
+    format!(
+        "<div class=bar title='{:.0}% covered, {pending:.0}% pending'><span class=c style='width:{:.1}%'></span><span class=p style='width:{pending:.1}%'></span></div> {:.0}%",
+        t.percent(),
+        t.percent(),
+        t.percent()
+    )
+}
+
 fn anchor(id: &str) -> String {
     id.chars()
         .map(|c| {
@@ -547,12 +552,12 @@ h1{margin:0 0 4px}h2{margin-top:32px;border-bottom:1px solid #d0d7de}nav a{margi
 table{border-collapse:collapse;width:100%;margin:8px 0 16px}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}td.n{text-align:right;width:70px}tr.all td{font-weight:600;background:#f6f8fa}
 .bar{display:inline-block;width:220px;height:12px;background:#eaeef2;border-radius:6px;overflow:hidden;vertical-align:middle}
-.bar span{display:inline-block;height:100%}.bar .c{background:#2da44e}.bar .p{background:#d4a72c}
+.na{color:#8c959f;font-size:12px}.bar span{display:inline-block;height:100%}.bar .c{background:#2da44e}.bar .p{background:#d4a72c}
 .st{font-weight:600;padding:1px 5px;border-radius:4px}.pass{background:#dafbe1;color:#116329}.fail{background:#ffebe9;color:#a40e26}
 .ns{background:#eaeef2;color:#57606a}.nr{color:#8c959f}
-table.matrix td:first-child{font-family:ui-monospace,monospace;font-size:12px}
-td.q{font-size:12px;color:#333;max-width:420px}td.cases{font-size:12px}.sec{font-size:11px;color:#57606a}
-pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;font-size:12px}.failcase{margin:8px 0}
+table.matrix td:first-child{font-family:ui-monospace,monospace;font-size:12px;overflow-wrap:anywhere;min-width:260px;max-width:360px}td.st{overflow-wrap:anywhere;font-size:12px}.scroll{overflow-x:auto}
+td.q{font-size:12px;color:#333;max-width:420px;overflow-wrap:anywhere}table.clauses td:first-child{overflow-wrap:anywhere;max-width:300px}td.cases{font-size:12px}.sec{font-size:11px;color:#57606a}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:6px;font-size:12px}.failcase{margin:8px 0}
 </style></head><body>"#;
 
 /// Loads the registry, the cases and the results, and writes

@@ -137,3 +137,23 @@ fn unknown_backend_and_profile_are_usage_errors() {
     let out = bin().args(["--profile", "dx13"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn report_subcommand_writes_markdown_html_and_json() {
+    let dir = scratch("cli_report");
+    let out = bin().arg("report").arg("--out").arg(&dir).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("covered"), "{stdout}");
+    for f in ["traceability.md", "traceability.html", "traceability.json"] {
+        assert!(dir.join(f).is_file(), "{f} missing");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("traceability.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["version"], 1);
+}
