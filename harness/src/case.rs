@@ -93,12 +93,35 @@ pub struct Pipeline {
     /// `MaxTraceRecursionDepth` (default 1).
     #[serde(default = "default_depth")]
     pub max_recursion_depth: u32,
+    /// Pipeline flags: `skip_triangles`, `skip_procedural_primitives`.
+    #[serde(default)]
+    pub flags: Vec<PipelineFlag>,
 }
 
 impl Default for Pipeline {
     fn default() -> Self {
         Pipeline {
             max_recursion_depth: default_depth(),
+            flags: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PipelineFlag {
+    SkipTriangles,
+    SkipProceduralPrimitives,
+}
+
+impl PipelineFlag {
+    /// The ray flag the pipeline flag acts as.
+    pub fn ray_flag(self) -> u32 {
+        match self {
+            PipelineFlag::SkipTriangles => ser_lang::names::ray_flag::SKIP_TRIANGLES,
+            PipelineFlag::SkipProceduralPrimitives => {
+                ser_lang::names::ray_flag::SKIP_PROCEDURAL_PRIMITIVES
+            }
         }
     }
 }

@@ -277,6 +277,11 @@ fn load_case(
             size: spec.dispatch.size,
             wave_size: spec.dispatch.wave_size,
             max_recursion_depth: spec.pipeline.max_recursion_depth,
+            pipeline_flags: spec
+                .pipeline
+                .flags
+                .iter()
+                .fold(0, |acc, f| acc | f.ray_flag()),
             buffers,
         },
         expect: expected,

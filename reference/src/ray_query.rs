@@ -83,7 +83,8 @@ impl RayQuery {
             miss_index: 0,
         };
         let ray = Ray { flags, ..ray };
-        let setup = traversal::candidates(scene, &ray, &params, chooser)?;
+        // Pipeline flags govern pipeline trace instructions, not ray queries.
+        let setup = traversal::candidates(scene, &ray, &params, 0, chooser)?;
         let tmax = (ray.tmax.to_f64(), ray.tmax.err);
         self.state = Some(Box::new(QueryState {
             remaining: setup.candidates.clone(),

@@ -13,6 +13,7 @@ fn dispatch(words: usize, threads: u32) -> Dispatch {
         size: [threads, 1, 1],
         wave_size: 32,
         max_recursion_depth: 1,
+        pipeline_flags: 0,
         buffers: BTreeMap::from([("Out".to_string(), vec![0u32; words])]),
     }
 }
@@ -28,6 +29,7 @@ fn one_triangle() -> Scene {
                 ]]),
                 opaque: true,
                 no_duplicate_any_hit: false,
+                opacity_micromap: None,
             }],
         }],
         instances: vec![Instance {

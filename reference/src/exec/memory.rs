@@ -124,13 +124,15 @@ impl Memory {
     }
 
     /// Stores `value` (already of the element type) as element `index`.
+    /// Stores `value` (already of the element type) as element `index`;
+    /// returns the words written, as `(word index, value)`.
     pub fn store(
         &mut self,
         thread: usize,
         buffer: usize,
         index: &Scalar,
         value: &Value,
-    ) -> Result<(), Fault> {
+    ) -> Result<Vec<(usize, Scalar)>, Fault> {
         let (start, n) = self.range(buffer, index)?;
         let comps = value.components();
         if comps.len() != n {
@@ -139,17 +141,31 @@ impl Memory {
                 format!("storing {} components into elements of {n}", comps.len()),
             ));
         }
-        for (w, s) in self.buffers[buffer].words[start..start + n]
+        let mut written = Vec::with_capacity(n);
+        for (k, (w, s)) in self.buffers[buffer].words[start..start + n]
             .iter_mut()
             .zip(comps)
+            .enumerate()
         {
             match w.writers.iter_mut().find(|(t, _)| *t == thread) {
                 Some(entry) => entry.1 = s.clone(),
                 None => w.writers.push((thread, s.clone())),
             }
+            written.push((start + k, s.clone()));
             w.current = s;
         }
-        Ok(())
+        Ok(written)
+    }
+
+    /// Marks a word a thread wrote as unspecified: how many times the write
+    /// happened is up to the implementation, and it changes the result.
+    pub fn taint(&mut self, thread: usize, buffer: usize, word: usize, reason: &str) {
+        let w = &mut self.buffers[buffer].words[word];
+        let mark = |s: &mut Scalar| s.unspecified = Some(reason.into());
+        if let Some(entry) = w.writers.iter_mut().find(|(t, _)| *t == thread) {
+            mark(&mut entry.1);
+        }
+        mark(&mut w.current);
     }
 
     /// The legal contents after one run.

@@ -43,6 +43,11 @@ pub struct Dispatch {
     pub wave_size: u32,
     /// The pipeline's maximum trace recursion depth.
     pub max_recursion_depth: u32,
+    /// Pipeline flags that act as ray flags on every trace of the pipeline:
+    /// `RAY_FLAG_SKIP_TRIANGLES` and `RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES`
+    /// (`VK_PIPELINE_CREATE_RAY_TRACING_SKIP_*`, D3D12's
+    /// `RAYTRACING_PIPELINE_FLAG_SKIP_*`).
+    pub pipeline_flags: u32,
     /// Initial contents of every output buffer, as 32-bit words.
     pub buffers: BTreeMap<String, Vec<u32>>,
 }

@@ -239,10 +239,14 @@ impl<'a> Thread<'a> {
                     self.shared.memory.borrow().load(self.id, *b, i)?
                 };
                 write_into(self, &mut element, &p.steps, new)?;
-                self.shared
+                let written = self
+                    .shared
                     .memory
                     .borrow_mut()
                     .store(self.id, *b, i, &element)?;
+                for log in &mut self.write_logs {
+                    log.extend(written.iter().map(|(word, s)| (*b, *word, s.clone())));
+                }
                 Ok(())
             }
         }

@@ -93,7 +93,13 @@ pub(super) struct Thread<'a> {
     pub stack: Vec<Invocation>,
     /// Traversals in progress, innermost last.
     pub traces: Vec<super::trace::TraceState>,
+    /// Open logs of the memory writes of shader invocations whose repetition
+    /// the reference must judge (any-hit and intersection shaders).
+    pub write_logs: Vec<Vec<WriteRecord>>,
 }
+
+/// A memory write: buffer, word, value.
+pub(super) type WriteRecord = (usize, usize, crate::value::Scalar);
 
 impl<'a> Thread<'a> {
     pub fn new(
@@ -114,6 +120,7 @@ impl<'a> Thread<'a> {
             path: Vec::new(),
             stack: Vec::new(),
             traces: Vec::new(),
+            write_logs: Vec::new(),
         }
     }
 

@@ -4,7 +4,7 @@
 use super::hit_object_ops::attributes_as;
 use super::place::Place;
 use super::sched::ReorderPoint;
-use super::thread::{fault, Ex, Exit, System, Termination, Thread};
+use super::thread::{fault, Ex, Exit, System, Termination, Thread, WriteRecord};
 use crate::hit_object::{Hit, HitObject, Miss};
 use crate::outcome::{Fault, FaultCode};
 use crate::program::Stage;
@@ -255,7 +255,13 @@ impl<'a> Thread<'a> {
         payload: Value,
     ) -> Ex<(HitObject, Value)> {
         let w = self.w;
-        let setup = traversal::candidates(w.scene, &ray, &params, &mut self.log)?;
+        let setup = traversal::candidates(
+            w.scene,
+            &ray,
+            &params,
+            w.dispatch.pipeline_flags,
+            &mut self.log,
+        )?;
         let mut remaining = setup.candidates.clone();
         let any_hit = |c: &Candidate| {
             w.table
@@ -373,6 +379,7 @@ impl<'a> Thread<'a> {
         );
         self.depth += 1;
         self.reorder_point(ReorderPoint::ShaderTransition).await;
+        self.write_logs.push(Vec::new());
         let result = self
             .invoke_entry(
                 &shader,
@@ -382,8 +389,17 @@ impl<'a> Thread<'a> {
                 Vec::new(),
             )
             .await;
+        let log = self.write_logs.pop().expect("pushed above");
         self.reorder_point(ReorderPoint::ShaderTransition).await;
         self.depth -= 1;
+        // The intersection shader "may be executed multiple times for the
+        // same intersection candidate" (`vk.confirmation.aabb.may_execute_multiple_times`),
+        // with no flag to prevent it: how often its writes happen is open.
+        let mut memory = self.shared.memory.borrow_mut();
+        for (b, word, _) in &log {
+            memory.taint(self.id, *b, *word, "an intersection shader may run more than once for a candidate, so what it writes is unspecified");
+        }
+        drop(memory);
         match result?.1 {
             None | Some(Termination::EndSearch) => Ok(()),
             Some(t) => fault(
@@ -425,32 +441,10 @@ impl<'a> Thread<'a> {
     ) -> Ex<bool> {
         let mut end = false;
         if !c.opaque {
-            self.check_record(
-                Table::HitGroup,
-                c.record,
-                "vk.confirmation.triangle.any_hit_invoked",
-            )?;
-            let record = &self.w.table.hit_groups[c.record as usize];
-            if let Some(shader) = record.any_hit.clone() {
-                let constants = record.local_root_constants.clone();
-                let hit = self.candidate_hit(&c, t.clone(), hit_kind.clone(), attributes.clone());
-                let payload = self.traces.last().expect("tracing").payload.clone();
-                let (payload, termination) = self
-                    .run_stage(
-                        &shader,
-                        Stage::AnyHit,
-                        System::Hit(Box::new(hit)),
-                        constants,
-                        payload,
-                        Some(attributes.clone()),
-                    )
-                    .await?;
-                self.traces.last_mut().expect("tracing").payload = payload;
-                match termination {
-                    Some(Termination::IgnoreHit) => return Ok(false),
-                    Some(Termination::AcceptHitAndEndSearch) => end = true,
-                    _ => {}
-                }
+            match self.any_hit(&c, &t, &hit_kind, &attributes).await? {
+                Some(Termination::IgnoreHit) => return Ok(false),
+                Some(Termination::AcceptHitAndEndSearch) => end = true,
+                _ => {}
             }
         }
         let accept_first = self.traces.last().expect("tracing").params.flags
@@ -483,6 +477,99 @@ impl<'a> Thread<'a> {
             state.end = true;
         }
         Ok(true)
+    }
+
+    /// Runs the any-hit shader of a non-opaque candidate, if its record has
+    /// one (`vk.confirmation.triangle.any_hit_invoked`); returns how it
+    /// ended. The shader "may be executed multiple times for the same
+    /// intersection candidate unless" the geometry has
+    /// `NO_DUPLICATE_ANY_HIT` (`vk.confirmation.triangle.may_execute_multiple_times_unless_no_duplicate`):
+    /// without the flag the reference runs it a second time, and when the
+    /// second run changes the payload, the decision or what the shader
+    /// wrote, the number of runs is observable and unbounded, so the
+    /// payload and those words become unspecified and both decisions legal.
+    async fn any_hit(
+        &mut self,
+        c: &Candidate,
+        t: &Scalar,
+        hit_kind: &Scalar,
+        attributes: &Value,
+    ) -> Ex<Option<Termination>> {
+        self.check_record(
+            Table::HitGroup,
+            c.record,
+            "vk.confirmation.triangle.any_hit_invoked",
+        )?;
+        let record = &self.w.table.hit_groups[c.record as usize];
+        let Some(shader) = record.any_hit.clone() else {
+            // `vk.confirmation.triangle.unused_any_hit_confirms`
+            return Ok(None);
+        };
+        let constants = record.local_root_constants.clone();
+        let no_duplicate = self
+            .w
+            .scene
+            .geometry(c.instance, c.geometry)
+            .is_some_and(|g| g.no_duplicate_any_hit);
+        let (first_payload, first, first_log) = self
+            .any_hit_once(c, t, hit_kind, attributes, &shader, &constants)
+            .await?;
+        if no_duplicate {
+            return Ok(first);
+        }
+        let (second_payload, second, second_log) = self
+            .any_hit_once(c, t, hit_kind, attributes, &shader, &constants)
+            .await?;
+        if first_payload == second_payload && first == second && first_log == second_log {
+            return Ok(first);
+        }
+        let why = "an any-hit shader that is not idempotent may run more than once for a candidate of a geometry without NO_DUPLICATE_ANY_HIT";
+        let state = self.traces.last_mut().expect("tracing");
+        state.payload = crate::hit_object::unspecify(first_payload, why);
+        let mut memory = self.shared.memory.borrow_mut();
+        for (b, word, _) in first_log.iter().chain(&second_log) {
+            memory.taint(self.id, *b, *word, why);
+        }
+        drop(memory);
+        if first == second {
+            return Ok(first);
+        }
+        let pick = crate::choice::Chooser::choose(
+            &mut self.log,
+            2,
+            "the decision of an any-hit shader that may run more than once",
+        );
+        Ok(if pick == 0 { first } else { second })
+    }
+
+    /// One run of an any-hit shader: the payload it leaves (also kept in
+    /// the trace), how it ended, and what it wrote to memory.
+    async fn any_hit_once(
+        &mut self,
+        c: &Candidate,
+        t: &Scalar,
+        hit_kind: &Scalar,
+        attributes: &Value,
+        shader: &str,
+        constants: &[u32],
+    ) -> Ex<(Value, Option<Termination>, Vec<WriteRecord>)> {
+        let hit = self.candidate_hit(c, t.clone(), hit_kind.clone(), attributes.clone());
+        let payload = self.traces.last().expect("tracing").payload.clone();
+        self.write_logs.push(Vec::new());
+        let r = self
+            .run_stage(
+                shader,
+                Stage::AnyHit,
+                System::Hit(Box::new(hit)),
+                constants.to_vec(),
+                payload,
+                Some(attributes.clone()),
+            )
+            .await;
+        let log = self.write_logs.pop().expect("pushed above");
+        let (payload, termination) = r?;
+        self.traces.last_mut().expect("tracing").payload = payload.clone();
+        Ok((payload, termination, log))
     }
 
     /// `ReportHit(t, kind, attributes)` in an intersection shader: a

@@ -50,9 +50,10 @@ pub struct TriangleHit {
     /// The signed area `a` in ray space, whose sign gives the face
     /// (`vk.culling.face.area_sign_in_ray_space`).
     pub area: f64,
-    /// Whether the ray passes within precision of an edge: an
-    /// implementation may then find the candidate or not.
-    pub on_edge: bool,
+    /// For the edge opposite each vertex: whether the ray passes within
+    /// implementation precision of it, where an implementation may or may
+    /// not find the candidate (see [`super::watertight`]).
+    pub near: [bool; 3],
 }
 
 /// Tests a ray (object space, origin `o`, unnormalized direction `d`)
@@ -85,19 +86,17 @@ pub fn intersect_triangle(
             t_err: 0.0,
             barycentrics: [0.0, 0.0],
             area: 0.0,
-            on_edge: false,
+            near: [false; 3],
         });
     }
     let sign = sum.signum();
-    let mut on_edge = false;
+    let mut near = [false; 3];
     for i in 0..3 {
         let s = w[i] * sign;
         if s < -tols[i] {
             return None;
         }
-        if s.abs() <= tols[i] {
-            on_edge = true;
-        }
+        near[i] = s.abs() <= tols[i];
     }
     let (b, c) = (w[1] / sum, w[2] / sum);
     let a0 = w[0] / sum;
@@ -111,7 +110,7 @@ pub fn intersect_triangle(
         t_err,
         barycentrics: [b, c],
         area,
-        on_edge,
+        near,
     })
 }
 
@@ -208,7 +207,7 @@ mod tests {
             h.area < 0.0,
             "counter-clockwise seen from the ray is the front face"
         );
-        assert!(!h.on_edge);
+        assert_eq!(h.near, [false; 3]);
         assert!(intersect_triangle(v(5.0, 0.0, 0.0), v(0.0, 0.0, -1.0), tri, 0.0).is_none());
     }
 

@@ -10,6 +10,8 @@
 
 pub mod culling;
 pub mod geometry;
+pub mod micromap;
+pub mod watertight;
 
 use crate::choice::Chooser;
 use crate::hit_object::{Hit, Matrix34};
@@ -21,7 +23,9 @@ use crate::scene::{Primitives, Scene};
 use crate::value::{Scalar, Value};
 use culling::Facing;
 use glam::{DMat3, DVec3};
-use ser_lang::names::{instance_flag, HIT_KIND_TRIANGLE_BACK_FACE, HIT_KIND_TRIANGLE_FRONT_FACE};
+use ser_lang::names::{
+    instance_flag, ray_flag, HIT_KIND_TRIANGLE_BACK_FACE, HIT_KIND_TRIANGLE_FRONT_FACE,
+};
 
 /// The ray in the space of one instance: the world ray transformed as if
 /// from the origin for each instance independently
@@ -82,12 +86,13 @@ pub fn candidates(
     scene: &Scene,
     ray: &Ray,
     params: &TraceParams,
+    pipeline_flags: u32,
     chooser: &mut dyn Chooser,
 ) -> Result<Setup, Fault> {
     culling::validate_ray_flags(params.flags)?;
-    let flags = params.flags;
-    let tmin = (ray.tmin.to_f64(), ray.tmin.err);
-    let tmax = (ray.tmax.to_f64(), ray.tmax.err);
+    // Pipeline skip flags act as if in every ray's flags
+    // (`vk.culling.primitive.pipeline_skip_triangles`, `vk.culling.primitive.pipeline_skip_aabbs`).
+    let flags = params.flags | pipeline_flags;
     let mut spaces = Vec::with_capacity(scene.instances.len());
     let mut out = Vec::new();
     for (ii, inst) in scene.instances.iter().enumerate() {
@@ -96,102 +101,189 @@ pub fn candidates(
             continue;
         }
         let space = instance_space(scene, ii, ray)?;
-        let (o, d) = (vec3_f64(&space.origin), vec3_f64(&space.direction));
-        let input_err = ray.input_error();
-        let iflags = inst.flag_bits();
-        let blas = &scene.blas[inst.blas];
-        for (gi, geom) in blas.geometries.iter().enumerate() {
-            let is_triangle = matches!(geom.primitives, Primitives::Triangles(_));
-            if culling::primitive_culled(flags, is_triangle) {
-                continue;
-            }
-            let opaque = culling::is_opaque(geom.opaque, iflags, flags);
-            if culling::opacity_culled(opaque, flags) {
-                continue;
-            }
-            let record = hit_group_record_index(
-                params.ray_contribution,
-                params.multiplier,
-                gi as u32,
-                inst.hit_group_offset,
-            );
-            let mut push = |primitive: usize, kind: CandidateKind| {
-                out.push(Candidate {
-                    instance: ii,
-                    geometry: gi,
-                    primitive,
-                    kind,
-                    opaque,
-                    record,
-                })
-            };
-            match &geom.primitives {
-                Primitives::Triangles(tris) => {
-                    for (pi, tri) in tris.iter().enumerate() {
-                        let verts = tri.map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64));
-                        let Some(h) = geometry::intersect_triangle(o, d, verts, input_err) else {
-                            continue;
-                        };
-                        if h.on_edge
-                            && chooser.choose(
-                                2,
-                                "a ray within implementation precision of a triangle edge",
-                            ) == 1
-                        {
-                            continue;
-                        }
-                        let facing = culling::facing(
-                            h.area,
-                            iflags & instance_flag::TRIANGLE_FLIP_FACING != 0,
-                        );
-                        if culling::face_culled(facing, flags, iflags) {
-                            continue;
-                        }
-                        if !decide(
-                            geometry::triangle_t_in_range(h.t, h.t_err, tmin, tmax),
-                            chooser,
-                            "a triangle hit within implementation precision of tmin or tmax",
-                        ) {
-                            continue;
-                        }
-                        push(
-                            pi,
-                            CandidateKind::Triangle {
-                                t: h.t,
-                                t_err: h.t_err,
-                                barycentrics: h.barycentrics,
-                                front: facing == Facing::Front,
-                            },
-                        );
-                    }
-                }
-                Primitives::Aabbs(boxes) => {
-                    for (pi, b) in boxes.iter().enumerate() {
-                        let lo = DVec3::from_array(b.min.map(f64::from));
-                        let hi = DVec3::from_array(b.max.map(f64::from));
-                        let Some((t0, t1)) = geometry::intersect_aabb(o, d, lo, hi) else {
-                            continue;
-                        };
-                        let err =
-                            traversal_error(t0.abs().min(1e30) + t1.abs().min(1e30)) + input_err;
-                        if !decide(
-                            geometry::aabb_interval_in_range(t0, t1, err, tmin, tmax),
-                            chooser,
-                            "a box within implementation precision of tmin or tmax",
-                        ) {
-                            continue;
-                        }
-                        push(pi, CandidateKind::Aabb { t0, t1, err });
-                    }
-                }
-            }
-        }
+        instance_candidates(scene, ii, &space, ray, params, flags, chooser, &mut out);
         spaces.push(Some(space));
     }
     Ok(Setup {
         spaces,
         candidates: out,
     })
+}
+
+/// A triangle the ray meets, before culling.
+struct TriangleProbe {
+    geometry: usize,
+    primitive: usize,
+    vertices: [[f32; 3]; 3],
+    hit: geometry::TriangleHit,
+}
+
+/// The candidates within one instance.
+#[allow(clippy::too_many_arguments)]
+fn instance_candidates(
+    scene: &Scene,
+    ii: usize,
+    space: &InstanceSpace,
+    ray: &Ray,
+    params: &TraceParams,
+    flags: u32,
+    chooser: &mut dyn Chooser,
+    out: &mut Vec<Candidate>,
+) {
+    let inst = &scene.instances[ii];
+    let (o, d) = (vec3_f64(&space.origin), vec3_f64(&space.direction));
+    let input_err = ray.input_error();
+    let tmin = (ray.tmin.to_f64(), ray.tmin.err);
+    let tmax = (ray.tmax.to_f64(), ray.tmax.err);
+    let iflags = inst.flag_bits();
+    let blas = &scene.blas[inst.blas];
+    let record = |gi: usize| {
+        hit_group_record_index(
+            params.ray_contribution,
+            params.multiplier,
+            gi as u32,
+            inst.hit_group_offset,
+        )
+    };
+    let mut triangles = Vec::new();
+    for (gi, geom) in blas.geometries.iter().enumerate() {
+        let is_triangle = matches!(geom.primitives, Primitives::Triangles(_));
+        if culling::primitive_culled(flags, is_triangle) {
+            continue;
+        }
+        match &geom.primitives {
+            Primitives::Triangles(tris) => {
+                for (pi, tri) in tris.iter().enumerate() {
+                    let verts = tri.map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64));
+                    if let Some(hit) = geometry::intersect_triangle(o, d, verts, input_err) {
+                        triangles.push(TriangleProbe {
+                            geometry: gi,
+                            primitive: pi,
+                            vertices: *tri,
+                            hit,
+                        });
+                    }
+                }
+            }
+            Primitives::Aabbs(boxes) => {
+                // AABB opacity is the geometry's, with the instance and ray
+                // overrides; opacity culling applies to the box.
+                let opaque = culling::is_opaque(geom.opaque, iflags, flags);
+                if culling::opacity_culled(opaque, flags) {
+                    continue;
+                }
+                for (pi, b) in boxes.iter().enumerate() {
+                    let lo = DVec3::from_array(b.min.map(f64::from));
+                    let hi = DVec3::from_array(b.max.map(f64::from));
+                    let Some((t0, t1)) = geometry::intersect_aabb(o, d, lo, hi) else {
+                        continue;
+                    };
+                    let err = traversal_error(t0.abs().min(1e30) + t1.abs().min(1e30)) + input_err;
+                    let in_range = geometry::aabb_interval_in_range(t0, t1, err, tmin, tmax);
+                    if !decide(
+                        in_range,
+                        chooser,
+                        "a box within implementation precision of tmin or tmax",
+                    ) {
+                        continue;
+                    }
+                    out.push(Candidate {
+                        instance: ii,
+                        geometry: gi,
+                        primitive: pi,
+                        kind: CandidateKind::Aabb { t0, t1, err },
+                        opaque,
+                        record: record(gi),
+                    });
+                }
+            }
+        }
+    }
+    // Triangles near an edge: exactly one of those sharing it is hit.
+    let near: Vec<usize> = (0..triangles.len())
+        .filter(|&i| triangles[i].hit.near.iter().any(|n| *n))
+        .collect();
+    let probes: Vec<watertight::NearEdge> = near
+        .iter()
+        .map(|&i| watertight::NearEdge {
+            vertices: triangles[i].vertices.map(|p| p.map(f32::to_bits)),
+            near: triangles[i].hit.near,
+        })
+        .collect();
+    let kept = watertight::resolve(&probes, chooser);
+    for (k, tri) in triangles.iter().enumerate() {
+        if let Some(pos) = near.iter().position(|&i| i == k) {
+            if !kept[pos] {
+                continue;
+            }
+        }
+        let geom = &blas.geometries[tri.geometry];
+        let h = &tri.hit;
+        let facing = culling::facing(h.area, iflags & instance_flag::TRIANGLE_FLIP_FACING != 0);
+        if culling::face_culled(facing, flags, iflags) {
+            continue;
+        }
+        let Some(opaque) =
+            triangle_opacity(geom, tri.primitive, h.barycentrics, iflags, flags, chooser)
+        else {
+            continue;
+        };
+        if culling::opacity_culled(opaque, flags) {
+            continue;
+        }
+        let in_range = geometry::triangle_t_in_range(h.t, h.t_err, tmin, tmax);
+        if !decide(
+            in_range,
+            chooser,
+            "a triangle hit within implementation precision of tmin or tmax",
+        ) {
+            continue;
+        }
+        out.push(Candidate {
+            instance: ii,
+            geometry: tri.geometry,
+            primitive: tri.primitive,
+            kind: CandidateKind::Triangle {
+                t: h.t,
+                t_err: h.t_err,
+                barycentrics: h.barycentrics,
+                front: facing == Facing::Front,
+            },
+            opaque,
+            record: record(tri.geometry),
+        });
+    }
+}
+
+/// The opacity of a triangle candidate: from its micromap when it has one
+/// (`vk.culling.opacity.micromap_replaces_initial`), else from the geometry
+/// flag, then overridden by the instance and the ray. `None` when the
+/// micromap makes it ignored. Whether a force flag revives an ignored
+/// micro-triangle the chapter does not say: both are explored.
+fn triangle_opacity(
+    geom: &crate::scene::Geometry,
+    primitive: usize,
+    barycentrics: [f64; 2],
+    iflags: u32,
+    flags: u32,
+    chooser: &mut dyn Chooser,
+) -> Option<bool> {
+    let initial = match micromap::lookup(geom, primitive, barycentrics, iflags, flags, chooser) {
+        None => geom.opaque,
+        Some(micromap::MicroOpacity::Opaque) => true,
+        Some(micromap::MicroOpacity::NonOpaque) => false,
+        Some(micromap::MicroOpacity::Ignored) => {
+            let forced = iflags & (instance_flag::FORCE_OPAQUE | instance_flag::FORCE_NON_OPAQUE)
+                != 0
+                || flags & (ray_flag::FORCE_OPAQUE | ray_flag::FORCE_NON_OPAQUE) != 0;
+            // `vk.opacity_micromap.ignored_dropped`
+            if !forced || chooser.choose(2, "whether an opacity force flag overrides a micromap's 'ignored' (the chapter does not say)") == 0 {
+                return None;
+            }
+            geom.opaque
+        }
+    };
+    Some(culling::is_opaque(initial, iflags, flags))
 }
 
 /// Resolves a three-way decision, asking the chooser when either outcome
