@@ -12,6 +12,9 @@ pub enum Output {
     /// The backend found that the program's behaviour is undefined (only
     /// a backend with `undefined_behaviour_diagnosis` can): the fault code.
     Undefined { code: String, message: String },
+    /// For a layout case (capability `sbt_layout`): the layout of the case's
+    /// shader table, or why it has none.
+    Layout(Result<ser_reference::sbt::layout::Layout, ser_reference::sbt::layout::LayoutError>),
 }
 
 /// A backend's run of a case.

@@ -14,6 +14,8 @@ pub const CAPABILITIES: &[(&str, &str)] = &[
     ("hit_object_load_local_root_table_constant", "`HitObject::LoadLocalRootTableConstant`"),
     ("callable_shaders", "`CallShader` and callable shaders"),
     ("wave_operations", "wave intrinsics (`WaveActiveBallot`, ...)"),
+    ("opacity_micromaps", "opacity micromaps on triangle geometries"),
+    ("sbt_layout", "computing how an API lays out a shader table (layout cases)"),
     (
         "undefined_behaviour_diagnosis",
         "reporting that a program broke a rule the spec states for run time (only the reference can)",

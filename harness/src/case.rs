@@ -10,6 +10,7 @@
 //! field, not deeper). Unknown fields are errors everywhere.
 
 use schemars::JsonSchema;
+use ser_reference::sbt::layout::Api;
 use ser_reference::sbt::ShaderTable;
 use ser_reference::scene::Scene;
 use ser_reference::Profile;
@@ -40,12 +41,15 @@ pub struct CaseSpec {
     #[serde(default)]
     pub shader_table: ShaderTable,
     /// The shaders: one HLSL-subset library, as one string or a list of
-    /// lines.
-    pub library: Source,
-    pub dispatch: DispatchSpec,
+    /// lines (not needed by layout cases).
+    #[serde(default)]
+    pub library: Option<Source>,
+    #[serde(default)]
+    pub dispatch: Option<DispatchSpec>,
     #[serde(default)]
     pub pipeline: Pipeline,
     /// Every output buffer the library declares: its size and contents.
+    #[serde(default)]
     pub buffers: BTreeMap<String, BufferSpec>,
     pub expect: ExpectSpec,
 }
@@ -155,6 +159,51 @@ pub enum ExpectSpec {
     /// behaviour is undefined: the code the reference reports (see
     /// `ser_reference::FaultCode`).
     Undefined(String),
+    /// How an API lays out the case's shader table (no shaders run).
+    Layout(LayoutExpectSpec),
+    /// The case's shader table cannot be laid out by an API: the error code
+    /// (`argument_not_allowed`, `stride_exceeds_maximum`,
+    /// `stride_misaligned`, `stride_too_small`) and the API.
+    LayoutError { api: Api, code: String },
+}
+
+/// Expected facts of a layout: only those given are checked.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LayoutExpectSpec {
+    pub api: Api,
+    /// Per table (`raygen`, `miss`, `hit_groups`, `callable`): start offset
+    /// in the buffer and stride, in bytes.
+    #[serde(default)]
+    pub tables: BTreeMap<String, TableExpect>,
+    #[serde(default)]
+    pub records: Vec<RecordExpect>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TableExpect {
+    #[serde(default)]
+    pub start: Option<u64>,
+    #[serde(default)]
+    pub stride: Option<u32>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordExpect {
+    pub table: String,
+    pub index: u32,
+    /// Byte offset of the record in the buffer: start + stride * index.
+    #[serde(default)]
+    pub address: Option<u64>,
+    /// Identifier plus arguments, in bytes.
+    #[serde(default)]
+    pub size: Option<u32>,
+    /// The argument bytes as 32-bit little-endian words: numbers, `"0x..."`,
+    /// or `"padding"` for bytes the API leaves undefined.
+    #[serde(default)]
+    pub arguments: Option<Vec<serde_json::Value>>,
 }
 
 /// A case file.

@@ -2,8 +2,9 @@
 
 use crate::backend::{Backend, BackendError, Execution, Output};
 use crate::capability::CAPABILITIES;
-use crate::load::Case;
+use crate::load::{Case, Expected};
 use ser_reference::program::Program;
+use ser_reference::sbt::layout;
 use ser_reference::{Outcome, Profile, RunOptions};
 use std::collections::BTreeMap;
 
@@ -36,6 +37,13 @@ impl Backend for ReferenceBackend {
     }
 
     fn run(&self, case: &Case) -> Result<Execution, BackendError> {
+        if let Expected::Layout(expect) = &case.expect {
+            let rules = layout::Rules::for_api(expect.api());
+            return Ok(Execution {
+                output: Output::Layout(layout::layout(&rules, &case.shader_table)),
+                legal: None,
+            });
+        }
         let library = self.options.profile.adapt(&case.library);
         let program =
             Program::new(library).map_err(|e| BackendError::Failed(format!("library: {e}")))?;

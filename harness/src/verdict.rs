@@ -139,6 +139,16 @@ fn compare(case: &Case, exec: &Execution) -> CaseResult {
         r.choices = legal.choices.clone();
     }
     match (&case.expect, &exec.output) {
+        (Expected::Layout(expect), Output::Layout(actual)) => {
+            r.mismatches
+                .extend(crate::expect::layout::check(expect, actual));
+        }
+        (Expected::Layout(_), _) => {
+            problems.push("the backend did not report a layout for a layout case".into())
+        }
+        (_, Output::Layout(_)) => {
+            problems.push("the backend reported a layout for a case that runs shaders".into())
+        }
         (Expected::Undefined(code), Output::Undefined { code: got, .. }) if code.name() == got => {}
         (Expected::Undefined(code), Output::Undefined { code: got, message }) => {
             problems.push(format!(

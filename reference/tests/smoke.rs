@@ -127,9 +127,9 @@ void Miss(inout Payload p) { p.v = 22; }
         }],
         miss: vec![ShaderRecord {
             shader: Some("Miss".into()),
-            local_root_constants: vec![],
+            ..Default::default()
         }],
-        callable: vec![],
+        ..Default::default()
     };
     let w = words(src, &one_triangle(), &table, &dispatch(5, 4));
     // The triangle winds clockwise seen from a ray along +z: back face.

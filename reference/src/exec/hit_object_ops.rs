@@ -7,7 +7,8 @@ use crate::outcome::{Fault, FaultCode};
 use crate::program::{Program, Stage};
 use crate::ray::Ray;
 use crate::ray_query::{RayQuery, NO_ATTRIBUTES};
-use crate::sbt::{load_local_root_constant, ConstantLoad, Table};
+use crate::sbt::layout::{self, ConstantLoad};
+use crate::sbt::Table;
 use crate::value::{new_value, Fill, Scalar, StructLayouts, Value};
 use ser_lang::ast::{Expr, ScalarType, Type};
 
@@ -147,6 +148,7 @@ impl<'a> Thread<'a> {
             Table::HitGroup => FaultCode::HitGroupRecordOutOfRange,
             Table::Miss => FaultCode::MissRecordOutOfRange,
             Table::Callable => FaultCode::CallableRecordOutOfRange,
+            Table::RayGen => FaultCode::Unsupported,
         };
         Err(Fault::new(
             code,
@@ -295,13 +297,17 @@ impl<'a> Thread<'a> {
             index,
             "ser.hit_object.load_local_root_table_constant.loads_from_shader_table",
         )?;
-        let constants = self.w.table.constants(table, index).expect("checked above");
-        Ok(match load_local_root_constant(constants, offset) {
+        let args = self.w.table.arguments(table, index).expect("checked above");
+        // The record's bytes as the profile's API lays them out.
+        let rules = layout::Rules::for_profile(self.w.options.profile);
+        let bytes = layout::argument_bytes(&rules, &args)
+            .map_err(|e| Fault::new(FaultCode::Unsupported, e))?;
+        Ok(match layout::load_constant(&bytes, offset) {
             ConstantLoad::Value(v) => Value::uint(v),
             ConstantLoad::Misaligned => return self.misaligned(offset),
-            ConstantLoad::PastEnd => Value::Scalar(Scalar::unspecified(
+            ConstantLoad::Undefined => Value::Scalar(Scalar::unspecified(
                 ScalarType::Uint,
-                "LoadLocalRootTableConstant past the end of the record's local root constants",
+                "LoadLocalRootTableConstant of padding or of bytes past the record's local root arguments",
             )),
         })
     }

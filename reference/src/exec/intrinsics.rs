@@ -48,6 +48,12 @@ impl<'a> Thread<'a> {
             }
             _ => {
                 if let Some(op) = WaveOp::from_name(name) {
+                    if self.probe.is_some() {
+                        return fault(
+                            FaultCode::Unsupported,
+                            format!("`{name}` in an intersection shader the reference probes for a box the ray misses"),
+                        );
+                    }
                     let operand = match args.first() {
                         Some(a) => self.eval(a).await?,
                         None => Value::boolean(true),

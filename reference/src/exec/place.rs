@@ -231,6 +231,10 @@ impl<'a> Thread<'a> {
                 *self.local_mut(n).expect("still declared") = v;
                 r
             }
+            Root::Buffer(_, _) if self.probe.is_some() => {
+                self.probe.as_mut().expect("checked").wrote = true;
+                Ok(())
+            }
             Root::Buffer(b, i) => {
                 let mut element = if p.steps.is_empty() {
                     let decl = &self.w.program.buffers[*b];

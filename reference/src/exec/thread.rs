@@ -96,6 +96,19 @@ pub(super) struct Thread<'a> {
     /// Open logs of the memory writes of shader invocations whose repetition
     /// the reference must judge (any-hit and intersection shaders).
     pub write_logs: Vec<Vec<WriteRecord>>,
+    /// Set while an intersection shader runs as a probe (see
+    /// `Thread::false_positives`): it then has no effect, and what it would
+    /// have done is recorded.
+    pub probe: Option<Probe>,
+}
+
+/// What a probed intersection shader would have done.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Probe {
+    /// It reported a hit within the ray's interval.
+    pub reported: bool,
+    /// It wrote memory.
+    pub wrote: bool,
 }
 
 /// A memory write: buffer, word, value.
@@ -121,6 +134,7 @@ impl<'a> Thread<'a> {
             stack: Vec::new(),
             traces: Vec::new(),
             write_logs: Vec::new(),
+            probe: None,
         }
     }
 
@@ -220,7 +234,9 @@ impl<'a> Thread<'a> {
 
     /// A reorder point (`ser.reorder_point.definition.may_change_thread_arrangement`).
     pub async fn reorder_point(&mut self, kind: ReorderPoint) {
-        self.sync(SyncOp::Reorder(kind)).await;
+        if self.probe.is_none() {
+            self.sync(SyncOp::Reorder(kind)).await;
+        }
     }
 
     // ---- variables -------------------------------------------------------

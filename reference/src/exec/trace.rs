@@ -4,7 +4,7 @@
 use super::hit_object_ops::attributes_as;
 use super::place::Place;
 use super::sched::ReorderPoint;
-use super::thread::{fault, Ex, Exit, System, Termination, Thread, WriteRecord};
+use super::thread::{fault, Ex, Exit, Probe, System, Termination, Thread, WriteRecord};
 use crate::hit_object::{Hit, HitObject, Miss};
 use crate::outcome::{Fault, FaultCode};
 use crate::program::Stage;
@@ -159,7 +159,7 @@ impl<'a> Thread<'a> {
                 let r = &self.w.table.hit_groups[index as usize];
                 (
                     r.closest_hit.clone(),
-                    r.local_root_constants.clone(),
+                    self.w.table.root_constants(table, index),
                     System::Hit(h.clone()),
                     Some(h.attributes.clone()),
                 )
@@ -168,14 +168,13 @@ impl<'a> Thread<'a> {
                 let r = &self.w.table.miss[index as usize];
                 (
                     r.shader.clone(),
-                    r.local_root_constants.clone(),
+                    self.w.table.root_constants(table, index),
                     System::Miss(Box::new(m.ray.clone())),
                     None,
                 )
             }
             HitObject::Nop => return Ok(payload),
         };
-        let _ = table;
         let Some(shader) = shader else {
             return Ok(payload);
         };
@@ -263,14 +262,7 @@ impl<'a> Thread<'a> {
             &mut self.log,
         )?;
         let mut remaining = setup.candidates.clone();
-        let any_hit = |c: &Candidate| {
-            w.table
-                .hit_groups
-                .get(c.record as usize)
-                .is_none_or(|r| r.any_hit.is_some())
-        };
-        let accept_first = params.flags & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH != 0;
-        let order_matters = traversal::order_matters(&remaining, any_hit, accept_first);
+        let missed = setup.missed_boxes.clone();
         let tmin = (ray.tmin.to_f64(), ray.tmin.err);
         self.traces.push(TraceState {
             tmax: (ray.tmax.to_f64(), ray.tmax.err),
@@ -282,15 +274,29 @@ impl<'a> Thread<'a> {
             end: false,
             current: None,
         });
+        let any_hit = |c: &Candidate| {
+            w.table
+                .hit_groups
+                .get(c.record as usize)
+                .is_none_or(|r| r.any_hit.is_some())
+        };
+        let accept_first = params.flags & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH != 0;
         let depth = self.path.len();
         self.event();
         self.path.push(0);
-        let mut result = Ok(());
-        while let Some(c) = traversal::next_candidate(&mut remaining, order_matters, &mut self.log)
-        {
+        let mut result = self
+            .false_positives(missed)
+            .await
+            .map(|extra| remaining.extend(extra));
+        let order_matters = traversal::order_matters(&remaining, any_hit, accept_first);
+        while result.is_ok() {
+            let Some(c) = traversal::next_candidate(&mut remaining, order_matters, &mut self.log)
+            else {
+                break;
+            };
             *self.path.last_mut().expect("pushed above") += 1;
             result = self.process_candidate(c, tmin).await;
-            if result.is_err() || self.traces.last().expect("pushed above").end {
+            if self.traces.last().expect("pushed above").end {
                 break;
             }
         }
@@ -310,6 +316,61 @@ impl<'a> Thread<'a> {
             })),
         };
         Ok((object, state.payload))
+    }
+
+    /// Boxes the ray misses whose intersection shader would make a
+    /// difference if an implementation ran it: an implementation may enlarge
+    /// a box (`vk.candidate.aabb.enlargement_may`), so the shader may run for
+    /// a box the ray does not meet (`vk.candidate.aabb.false_positives_may`,
+    /// `vk.confirmation.aabb.no_guarantee_ray_hits_bounds`). The reference
+    /// probes each such shader without effect; one that reports a hit in
+    /// range or writes memory makes both running it and not legal. A shader
+    /// that verifies its hits, as the chapter says applications should
+    /// (`vk.confirmation.aabb.app_should_verify`), costs no exploration.
+    async fn false_positives(&mut self, missed: Vec<Candidate>) -> Ex<Vec<Candidate>> {
+        let mut out = Vec::new();
+        for c in missed {
+            let Some(shader) = self
+                .w
+                .table
+                .hit_groups
+                .get(c.record as usize)
+                .and_then(|r| r.intersection.clone())
+            else {
+                continue;
+            };
+            self.traces.last_mut().expect("tracing").current = Some(c.clone());
+            let tmax = self.traces.last().expect("tracing").tmax;
+            let unknown_kind =
+                Scalar::unspecified(ScalarType::Uint, "HitKind in an intersection shader");
+            let hit = self.candidate_hit(
+                &c,
+                Scalar::float_approx(tmax.0, tmax.1),
+                unknown_kind,
+                no_attributes(),
+            );
+            let constants = self.w.table.root_constants(Table::HitGroup, c.record);
+            self.probe = Some(Probe::default());
+            self.depth += 1;
+            let result = self
+                .invoke_entry(
+                    &shader,
+                    Stage::Intersection,
+                    System::Hit(Box::new(hit)),
+                    constants,
+                    Vec::new(),
+                )
+                .await;
+            self.depth -= 1;
+            let probe = self.probe.take().expect("set above");
+            result?;
+            if (probe.reported || probe.wrote)
+                && crate::choice::Chooser::choose(&mut self.log, 2, "whether an implementation enlarges a box the ray misses so that its intersection shader runs") == 1
+            {
+                out.push(c);
+            }
+        }
+        Ok(out)
     }
 
     async fn process_candidate(&mut self, c: Candidate, tmin: (f64, f64)) -> Ex<()> {
@@ -365,7 +426,7 @@ impl<'a> Thread<'a> {
         let Some(shader) = record.intersection.clone() else {
             return Ok(());
         };
-        let constants = record.local_root_constants.clone();
+        let constants = self.w.table.root_constants(Table::HitGroup, c.record);
         let state = self.traces.last_mut().expect("tracing");
         state.current = Some(c.clone());
         let tmax = state.tmax;
@@ -505,7 +566,7 @@ impl<'a> Thread<'a> {
             // `vk.confirmation.triangle.unused_any_hit_confirms`
             return Ok(None);
         };
-        let constants = record.local_root_constants.clone();
+        let constants = self.w.table.root_constants(Table::HitGroup, c.record);
         let no_duplicate = self
             .w
             .scene
@@ -626,6 +687,10 @@ impl<'a> Thread<'a> {
         ) {
             return Ok(Value::boolean(false));
         }
+        if let Some(probe) = &mut self.probe {
+            probe.reported = true;
+            return Ok(Value::boolean(false));
+        }
         let confirmed = self.confirm(c, t, Scalar::uint(kind), attributes).await?;
         let state = self.traces.last().expect("tracing");
         let (end, new_tmax) = (state.end, state.tmax);
@@ -669,7 +734,7 @@ impl<'a> Thread<'a> {
         let Some(shader) = record.shader.clone() else {
             return Ok(params);
         };
-        let constants = record.local_root_constants.clone();
+        let constants = self.w.table.root_constants(Table::Callable, index);
         self.reorder_point(ReorderPoint::ShaderTransition).await;
         let result = self
             .invoke_entry(

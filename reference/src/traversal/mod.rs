@@ -76,6 +76,11 @@ pub struct Setup {
     /// Per instance, the ray in its space (`None` for masked-out instances).
     pub spaces: Vec<Option<InstanceSpace>>,
     pub candidates: Vec<Candidate>,
+    /// Boxes the ray misses, which survive culling: an implementation may
+    /// enlarge a box and run its intersection shader anyway
+    /// (`vk.candidate.aabb.enlargement_may`, `vk.candidate.aabb.false_positives_may`).
+    /// Their interval is the ray's whole `[tmin, tmax]`.
+    pub missed_boxes: Vec<Candidate>,
 }
 
 /// Determines every intersection candidate of a ray and culls it: primitive
@@ -95,18 +100,24 @@ pub fn candidates(
     let flags = params.flags | pipeline_flags;
     let mut spaces = Vec::with_capacity(scene.instances.len());
     let mut out = Vec::new();
+    let mut missed = Vec::new();
     for (ii, inst) in scene.instances.iter().enumerate() {
         if culling::mask_culled(inst.mask, params.cull_mask) {
             spaces.push(None);
             continue;
         }
         let space = instance_space(scene, ii, ray)?;
-        instance_candidates(scene, ii, &space, ray, params, flags, chooser, &mut out);
+        let found = Found {
+            candidates: &mut out,
+            missed_boxes: &mut missed,
+        };
+        instance_candidates(scene, ii, &space, ray, params, flags, chooser, found);
         spaces.push(Some(space));
     }
     Ok(Setup {
         spaces,
         candidates: out,
+        missed_boxes: missed,
     })
 }
 
@@ -116,6 +127,12 @@ struct TriangleProbe {
     primitive: usize,
     vertices: [[f32; 3]; 3],
     hit: geometry::TriangleHit,
+}
+
+/// Where candidate determination puts what it finds.
+struct Found<'a> {
+    candidates: &'a mut Vec<Candidate>,
+    missed_boxes: &'a mut Vec<Candidate>,
 }
 
 /// The candidates within one instance.
@@ -128,8 +145,9 @@ fn instance_candidates(
     params: &TraceParams,
     flags: u32,
     chooser: &mut dyn Chooser,
-    out: &mut Vec<Candidate>,
+    found: Found,
 ) {
+    let out = found.candidates;
     let inst = &scene.instances[ii];
     let (o, d) = (vec3_f64(&space.origin), vec3_f64(&space.direction));
     let input_err = ray.input_error();
@@ -175,23 +193,33 @@ fn instance_candidates(
                 for (pi, b) in boxes.iter().enumerate() {
                     let lo = DVec3::from_array(b.min.map(f64::from));
                     let hi = DVec3::from_array(b.max.map(f64::from));
-                    let Some((t0, t1)) = geometry::intersect_aabb(o, d, lo, hi) else {
-                        continue;
+                    let met = geometry::intersect_aabb(o, d, lo, hi).and_then(|(t0, t1)| {
+                        let err =
+                            traversal_error(t0.abs().min(1e30) + t1.abs().min(1e30)) + input_err;
+                        let in_range = geometry::aabb_interval_in_range(t0, t1, err, tmin, tmax);
+                        decide(
+                            in_range,
+                            chooser,
+                            "a box within implementation precision of tmin or tmax",
+                        )
+                        .then_some((t0, t1, err))
+                    });
+                    let (kind, list) = match met {
+                        Some((t0, t1, err)) => (CandidateKind::Aabb { t0, t1, err }, &mut *out),
+                        None => (
+                            CandidateKind::Aabb {
+                                t0: tmin.0,
+                                t1: tmax.0,
+                                err: 0.0,
+                            },
+                            &mut *found.missed_boxes,
+                        ),
                     };
-                    let err = traversal_error(t0.abs().min(1e30) + t1.abs().min(1e30)) + input_err;
-                    let in_range = geometry::aabb_interval_in_range(t0, t1, err, tmin, tmax);
-                    if !decide(
-                        in_range,
-                        chooser,
-                        "a box within implementation precision of tmin or tmax",
-                    ) {
-                        continue;
-                    }
-                    out.push(Candidate {
+                    list.push(Candidate {
                         instance: ii,
                         geometry: gi,
                         primitive: pi,
-                        kind: CandidateKind::Aabb { t0, t1, err },
+                        kind,
                         opaque,
                         record: record(gi),
                     });

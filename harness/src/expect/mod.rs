@@ -2,6 +2,8 @@
 //! checked against a backend's words, and checked against the reference's
 //! legal outcomes.
 
+pub mod layout;
+
 use ser_lang::ast::ScalarType;
 use ser_reference::outcome::{Element, Legal, LegalBuffer, Observed};
 use serde_json::Value as Json;

@@ -1,6 +1,9 @@
-//! The shader binding table: records, and the rules that pick one.
+//! The shader binding table: records, the rules that pick one, and (in
+//! [`layout`]) how each API lays them out in memory.
 
-use serde::{Deserialize, Serialize};
+pub mod layout;
+
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// The shader table of one dispatch: hit-group, miss and callable records.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -12,6 +15,68 @@ pub struct ShaderTable {
     pub miss: Vec<ShaderRecord>,
     #[serde(default)]
     pub callable: Vec<ShaderRecord>,
+    /// Strides the application chooses per table (bytes); the smallest legal
+    /// stride when absent.
+    #[serde(default, skip_serializing_if = "Strides::is_empty")]
+    pub strides: Strides,
+}
+
+/// Application-chosen strides.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct Strides {
+    #[serde(default)]
+    pub raygen: Option<u32>,
+    #[serde(default)]
+    pub miss: Option<u32>,
+    #[serde(default)]
+    pub hit_groups: Option<u32>,
+    #[serde(default)]
+    pub callable: Option<u32>,
+}
+
+impl Strides {
+    pub fn is_empty(&self) -> bool {
+        *self == Strides::default()
+    }
+}
+
+/// A local root argument of a record (`sbt.dxr.local_constants_padded_to_8`,
+/// `sbt.vulkan.constants_unpadded`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum LocalArgument {
+    /// 4-byte root constants.
+    Constants(Vec<u32>),
+    /// An 8-byte handle (a descriptor handle or GPU virtual address): a
+    /// number or a `"0x..."` string.
+    Handle(
+        #[serde(deserialize_with = "u64_or_hex")]
+        #[schemars(with = "String")]
+        u64,
+    ),
+}
+
+fn u64_or_hex<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        N(u64),
+        S(String),
+    }
+    match Raw::deserialize(d)? {
+        Raw::N(n) => Ok(n),
+        Raw::S(s) => s
+            .strip_prefix("0x")
+            .and_then(|h| u64::from_str_radix(h, 16).ok())
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "`{s}`: expected a number or a \"0x...\" 64-bit handle"
+                ))
+            }),
+    }
 }
 
 /// A hit-group record: up to three shaders and the local root arguments
@@ -25,10 +90,13 @@ pub struct HitGroupRecord {
     pub any_hit: Option<String>,
     #[serde(default)]
     pub intersection: Option<String>,
-    /// Local root constants, 4 bytes each, little-endian, from byte 0 of the
-    /// local root arguments.
+    /// Local root constants, 4 bytes each: shorthand for one `constants`
+    /// argument.
     #[serde(default)]
     pub local_root_constants: Vec<u32>,
+    /// Local root arguments, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_root_arguments: Vec<LocalArgument>,
 }
 
 /// A miss or callable record.
@@ -39,11 +107,26 @@ pub struct ShaderRecord {
     pub shader: Option<String>,
     #[serde(default)]
     pub local_root_constants: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_root_arguments: Vec<LocalArgument>,
+}
+
+/// The local root arguments of a record: the arguments, or the constants
+/// shorthand.
+fn arguments(constants: &[u32], arguments: &[LocalArgument]) -> Vec<LocalArgument> {
+    if !arguments.is_empty() {
+        arguments.to_vec()
+    } else if constants.is_empty() {
+        Vec::new()
+    } else {
+        vec![LocalArgument::Constants(constants.to_vec())]
+    }
 }
 
 /// Which table a record index refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Table {
+    RayGen,
     HitGroup,
     Miss,
     Callable,
@@ -52,6 +135,7 @@ pub enum Table {
 impl Table {
     pub fn name(self) -> &'static str {
         match self {
+            Table::RayGen => "raygeneration",
             Table::HitGroup => "hit-group",
             Table::Miss => "miss",
             Table::Callable => "callable",
@@ -97,50 +181,45 @@ pub fn miss_record_index(miss_shader_index: u32) -> u32 {
     miss_shader_index & MISS_INDEX_MASK
 }
 
-/// The result of reading a 4-byte local root constant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConstantLoad {
-    Value(u32),
-    /// The offset is not a multiple of 4
-    /// (`ser.hit_object.load_local_root_table_constant.offset_multiple_of_4`).
-    Misaligned,
-    /// The offset lies past the constants the record holds: the bytes there
-    /// are whatever the application left in the table.
-    PastEnd,
-}
-
-/// Loads the constant at `offset` bytes from the start of the local root
-/// arguments, after the shader identifier
-/// (`ser.hit_object.load_local_root_table_constant.offset_after_shader_identifier`).
-pub fn load_local_root_constant(constants: &[u32], offset: u32) -> ConstantLoad {
-    if offset % 4 != 0 {
-        return ConstantLoad::Misaligned;
-    }
-    match constants.get((offset / 4) as usize) {
-        Some(v) => ConstantLoad::Value(*v),
-        None => ConstantLoad::PastEnd,
-    }
-}
-
 impl ShaderTable {
-    /// The local root constants of a record, if the index is in its table.
-    pub fn constants(&self, table: Table, index: u32) -> Option<&[u32]> {
+    /// The local root arguments of a record, if the index is in its table.
+    /// The raygeneration table has the dispatch's one record, without
+    /// arguments.
+    pub fn arguments(&self, table: Table, index: u32) -> Option<Vec<LocalArgument>> {
         let i = index as usize;
         match table {
+            Table::RayGen => (i == 0).then(Vec::new),
             Table::HitGroup => self
                 .hit_groups
                 .get(i)
-                .map(|r| r.local_root_constants.as_slice()),
-            Table::Miss => self.miss.get(i).map(|r| r.local_root_constants.as_slice()),
+                .map(|r| arguments(&r.local_root_constants, &r.local_root_arguments)),
+            Table::Miss => self
+                .miss
+                .get(i)
+                .map(|r| arguments(&r.local_root_constants, &r.local_root_arguments)),
             Table::Callable => self
                 .callable
                 .get(i)
-                .map(|r| r.local_root_constants.as_slice()),
+                .map(|r| arguments(&r.local_root_constants, &r.local_root_arguments)),
         }
+    }
+
+    /// The root constants a shader's local constant buffer reads: those of
+    /// the record's first `constants` argument.
+    pub fn root_constants(&self, table: Table, index: u32) -> Vec<u32> {
+        self.arguments(table, index)
+            .unwrap_or_default()
+            .into_iter()
+            .find_map(|a| match a {
+                LocalArgument::Constants(c) => Some(c),
+                LocalArgument::Handle(_) => None,
+            })
+            .unwrap_or_default()
     }
 
     pub fn len(&self, table: Table) -> usize {
         match table {
+            Table::RayGen => 1,
             Table::HitGroup => self.hit_groups.len(),
             Table::Miss => self.miss.len(),
             Table::Callable => self.callable.len(),
@@ -164,13 +243,5 @@ mod tests {
     #[test]
     fn miss_index_keeps_16_bits() {
         assert_eq!(miss_record_index(0x1_0002), 2);
-    }
-
-    #[test]
-    fn local_root_constant_offsets() {
-        let c = [7, 8];
-        assert_eq!(load_local_root_constant(&c, 4), ConstantLoad::Value(8));
-        assert_eq!(load_local_root_constant(&c, 8), ConstantLoad::PastEnd);
-        assert_eq!(load_local_root_constant(&c, 2), ConstantLoad::Misaligned);
     }
 }

@@ -1,0 +1,384 @@
+//! The checks a case must pass before a backend sees it: dispatch, scene,
+//! shaders, shader table, buffers and expectations.
+
+use super::Expected;
+use crate::capability;
+use crate::case::{CaseSpec, ExpectSpec, Source};
+use crate::expect::layout::{self as layout_expect, LayoutExpect};
+use crate::expect::{self};
+use ser_lang::Library;
+use ser_reference::exec::memory::element_of;
+use ser_reference::outcome::FaultCode;
+use ser_reference::program::{Program, Stage};
+use ser_reference::scene::{MicromapEntry, MicromapFormat, Primitives};
+use std::collections::BTreeMap;
+
+pub(super) type Check<T> = Result<T, (String, String)>;
+
+pub(super) fn check_case(spec: &CaseSpec, at: &dyn Fn(&str) -> String) -> Check<()> {
+    if spec.clauses.is_empty() {
+        return Err((
+            at("clauses"),
+            "a case names at least one spec-map clause ID".into(),
+        ));
+    }
+    for (i, c) in spec.clauses.iter().enumerate() {
+        let ok = c.split('.').count() >= 2
+            && c.split('.').all(|s| {
+                !s.is_empty()
+                    && s.chars()
+                        .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+            });
+        if !ok {
+            return Err((
+                at(&format!("clauses[{i}]")),
+                format!("`{c}` is not a clause ID (dot-separated [a-z0-9_] segments)"),
+            ));
+        }
+    }
+    if spec.profiles.is_empty() {
+        return Err((
+            at("profiles"),
+            "a case applies to at least one profile".into(),
+        ));
+    }
+    for (i, r) in spec.requires.iter().enumerate() {
+        if !capability::is_known(r) {
+            let known: Vec<&str> = capability::CAPABILITIES.iter().map(|(n, _)| *n).collect();
+            return Err((
+                at(&format!("requires[{i}]")),
+                format!(
+                    "unknown capability `{r}`; expected one of {}",
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    for (i, inst) in spec.scene.instances.iter().enumerate() {
+        if inst.blas >= spec.scene.blas.len() {
+            return Err((
+                at(&format!("scene.instances[{i}].blas")),
+                format!(
+                    "{} is not an index into scene.blas ({} entries)",
+                    inst.blas,
+                    spec.scene.blas.len()
+                ),
+            ));
+        }
+        if inst.world_to_object().is_none() {
+            return Err((
+                at(&format!("scene.instances[{i}].transform")),
+                "the transform must be invertible".into(),
+            ));
+        }
+    }
+    for (b, blas) in spec.scene.blas.iter().enumerate() {
+        for (g, geom) in blas.geometries.iter().enumerate() {
+            if let Primitives::Aabbs(boxes) = &geom.primitives {
+                for (k, bx) in boxes.iter().enumerate() {
+                    if (0..3).any(|a| bx.min[a] > bx.max[a]) {
+                        return Err((
+                            at(&format!("scene.blas[{b}].geometries[{g}].aabbs[{k}]")),
+                            "min exceeds max".into(),
+                        ));
+                    }
+                }
+            }
+            let path = format!("scene.blas[{b}].geometries[{g}].opacity_micromap");
+            check_micromap(geom, &at(&path))?;
+        }
+    }
+    Ok(())
+}
+
+/// The dispatch size and wave size are in range.
+pub(super) fn check_dispatch(
+    d: &crate::case::DispatchSpec,
+    at: &dyn Fn(&str) -> String,
+) -> Check<()> {
+    if d.size.contains(&0) || d.size.iter().product::<u32>() > 4096 {
+        return Err((
+            at("dispatch.size"),
+            "each dimension is at least 1, and a case has at most 4096 threads".into(),
+        ));
+    }
+    if !(1..=128).contains(&d.wave_size) {
+        return Err((at("dispatch.wave_size"), "a wave has 1 to 128 lanes".into()));
+    }
+    Ok(())
+}
+
+/// The expectation of a layout case, parsed; `None` for other cases.
+pub(super) fn layout_expectation(
+    spec: &CaseSpec,
+    at: &dyn Fn(&str) -> String,
+) -> Check<Option<LayoutExpect>> {
+    let parsed = match &spec.expect {
+        ExpectSpec::Layout(l) => layout_expect::parse(l, &at("expect.layout"))?,
+        ExpectSpec::LayoutError { api, code } => {
+            if !layout_expect::ERROR_CODES.contains(&code.as_str()) {
+                return Err((
+                    at("expect.layout_error.code"),
+                    format!(
+                        "`{code}`: expected one of {}",
+                        layout_expect::ERROR_CODES.join(", ")
+                    ),
+                ));
+            }
+            LayoutExpect::Error {
+                api: *api,
+                code: code.clone(),
+            }
+        }
+        _ => return Ok(None),
+    };
+    if !spec.buffers.is_empty() {
+        return Err((
+            at("buffers"),
+            "a layout case runs no shaders and has no buffers".into(),
+        ));
+    }
+    Ok(Some(parsed))
+}
+
+/// Maps a library line to the JSON path of that line.
+pub(super) fn library_error(
+    spec: &CaseSpec,
+    line: u32,
+    at: &dyn Fn(&str) -> String,
+    message: String,
+) -> (String, String) {
+    let path = match &spec.library {
+        Some(Source::Lines(_)) => at(&format!("library[{}]", line.saturating_sub(1))),
+        _ => at("library"),
+    };
+    (path, format!("library {message}"))
+}
+
+pub(super) fn parse_library(
+    spec: &CaseSpec,
+    source: &str,
+    at: &dyn Fn(&str) -> String,
+) -> Check<Library> {
+    ser_lang::parse(source).map_err(|e| library_error(spec, e.span.line, at, e.to_string()))
+}
+
+pub(super) fn check_shader_table(
+    spec: &CaseSpec,
+    program: &Program,
+    at: &dyn Fn(&str) -> String,
+) -> Check<()> {
+    let check = |name: &Option<String>, stage: Stage, path: String| -> Check<()> {
+        match name {
+            None => Ok(()),
+            Some(n) if program.entry_stage(n) == Some(stage) => Ok(()),
+            Some(n) => Err((
+                path,
+                format!("`{n}` is not a {} shader of the library", stage.name()),
+            )),
+        }
+    };
+    let t = &spec.shader_table;
+    for (i, r) in t.hit_groups.iter().enumerate() {
+        check(
+            &r.closest_hit,
+            Stage::ClosestHit,
+            at(&format!("shader_table.hit_groups[{i}].closest_hit")),
+        )?;
+        check(
+            &r.any_hit,
+            Stage::AnyHit,
+            at(&format!("shader_table.hit_groups[{i}].any_hit")),
+        )?;
+        check(
+            &r.intersection,
+            Stage::Intersection,
+            at(&format!("shader_table.hit_groups[{i}].intersection")),
+        )?;
+    }
+    for (i, r) in t.miss.iter().enumerate() {
+        check(
+            &r.shader,
+            Stage::Miss,
+            at(&format!("shader_table.miss[{i}].shader")),
+        )?;
+    }
+    for (i, r) in t.callable.iter().enumerate() {
+        check(
+            &r.shader,
+            Stage::Callable,
+            at(&format!("shader_table.callable[{i}].shader")),
+        )?;
+    }
+    check(
+        &spec.dispatch.as_ref().map(|d| d.raygen.clone()),
+        Stage::RayGeneration,
+        at("dispatch.raygen"),
+    )
+}
+
+pub(super) type Buffers = BTreeMap<String, Vec<u32>>;
+
+pub(super) fn check_buffers(
+    spec: &CaseSpec,
+    program: &Program,
+    at: &dyn Fn(&str) -> String,
+) -> Check<(Buffers, Expected)> {
+    let mut init = BTreeMap::new();
+    for decl in &program.buffers {
+        let Some(b) = spec.buffers.get(&decl.name) else {
+            return Err((
+                at("buffers"),
+                format!(
+                    "the library declares buffer `{}`; give its size here",
+                    decl.name
+                ),
+            ));
+        };
+        let element = element_of(&decl.element);
+        if b.elements == 0 {
+            return Err((
+                at(&format!("buffers.{}.elements", decl.name)),
+                "a buffer has at least one element".into(),
+            ));
+        }
+        let words = match &b.init {
+            None => vec![0; b.elements as usize * element.components as usize],
+            Some(list) => {
+                let path = at(&format!("buffers.{}.init", decl.name));
+                let entries = expect::expand_repeats(list, &path)?;
+                if entries.len() != b.elements as usize {
+                    return Err((
+                        path,
+                        format!(
+                            "{} initial element(s) given, the buffer has {}",
+                            entries.len(),
+                            b.elements
+                        ),
+                    ));
+                }
+                let mut words = Vec::new();
+                for (p, j) in entries {
+                    match (element.components, j.as_array()) {
+                        (1, _) => words.push(expect::parse_number(&j, element.scalar, &p)?),
+                        (n, Some(c)) if c.len() == n as usize => {
+                            for (k, v) in c.iter().enumerate() {
+                                words.push(expect::parse_number(
+                                    v,
+                                    element.scalar,
+                                    &format!("{p}[{k}]"),
+                                )?);
+                            }
+                        }
+                        (n, _) => return Err((p, format!("expected a list of {n} components"))),
+                    }
+                }
+                words
+            }
+        };
+        init.insert(decl.name.clone(), words);
+    }
+    if let Some(extra) = spec
+        .buffers
+        .keys()
+        .find(|k| program.buffer_index(k).is_none())
+    {
+        return Err((
+            at(&format!("buffers.{extra}")),
+            format!("the library declares no buffer `{extra}`"),
+        ));
+    }
+    let expected = match &spec.expect {
+        ExpectSpec::Undefined(code) => match FaultCode::from_name(code) {
+            Some(c) if c.is_undefined_behaviour() => Expected::Undefined(c),
+            _ => {
+                let known: Vec<&str> = FaultCode::ALL
+                    .iter()
+                    .filter(|c| c.is_undefined_behaviour())
+                    .map(|c| c.name())
+                    .collect();
+                return Err((
+                    at("expect.undefined"),
+                    format!(
+                        "`{code}` is not an undefined-behaviour code; expected one of {}",
+                        known.join(", ")
+                    ),
+                ));
+            }
+        },
+        ExpectSpec::Buffers(map) => {
+            let mut out = BTreeMap::new();
+            for decl in &program.buffers {
+                let Some(list) = map.get(&decl.name) else {
+                    return Err((
+                        at("expect.buffers"),
+                        format!("no expectations for buffer `{}`", decl.name),
+                    ));
+                };
+                let elements = spec.buffers[&decl.name].elements;
+                let path = at(&format!("expect.buffers.{}", decl.name));
+                out.insert(
+                    decl.name.clone(),
+                    expect::parse_buffer(list, element_of(&decl.element), elements, &path)?,
+                );
+            }
+            if let Some(extra) = map.keys().find(|k| program.buffer_index(k).is_none()) {
+                return Err((
+                    at(&format!("expect.buffers.{extra}")),
+                    format!("the library declares no buffer `{extra}`"),
+                ));
+            }
+            Expected::Buffers(out)
+        }
+        ExpectSpec::Layout(_) | ExpectSpec::LayoutError { .. } => {
+            unreachable!("layout cases return earlier")
+        }
+    };
+    Ok((init, expected))
+}
+
+/// An opacity micromap: on triangles, one entry per triangle, `4^level`
+/// states each within the format's range.
+fn check_micromap(geom: &ser_reference::scene::Geometry, path: &str) -> Check<()> {
+    let Some(map) = &geom.opacity_micromap else {
+        return Ok(());
+    };
+    let Primitives::Triangles(tris) = &geom.primitives else {
+        return Err((
+            path.to_string(),
+            "opacity micromaps apply to triangle geometries only".into(),
+        ));
+    };
+    if map.subdivision_level > 1 {
+        return Err((
+            format!("{path}.subdivision_level"),
+            "the reference implements levels 0 and 1: deeper levels need the space-filling curve of the chapter's appendix, which is not among the spec documents".into(),
+        ));
+    }
+    if map.triangles.len() != tris.len() {
+        return Err((
+            format!("{path}.triangles"),
+            format!(
+                "{} entries for {} triangles",
+                map.triangles.len(),
+                tris.len()
+            ),
+        ));
+    }
+    let count = 4usize.pow(map.subdivision_level as u32);
+    let max = match map.format {
+        MicromapFormat::TwoState => 1,
+        MicromapFormat::FourState => 3,
+    };
+    for (i, e) in map.triangles.iter().enumerate() {
+        if let MicromapEntry::States(states) = e {
+            if states.len() != count || states.iter().any(|v| *v > max) {
+                return Err((
+                    format!("{path}.triangles[{i}]"),
+                    format!("expected {count} states of 0..={max}, or a special index (fully_transparent, fully_opaque, fully_unknown_transparent, fully_unknown_opaque)"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,345 @@
+//! Loading case files: JSON, the defaults, then every check a case must
+//! pass before a backend sees it. Every error names the file, the JSON path
+//! (or line), what is wrong and what was expected.
+
+mod checks;
+
+use checks::*;
+
+use crate::capability;
+use crate::case::{CaseFile, CaseSpec};
+use crate::expect::layout::LayoutExpect;
+use crate::expect::BufferExpect;
+use ser_lang::Library;
+use ser_reference::outcome::FaultCode;
+use ser_reference::program::Program;
+use ser_reference::sbt::ShaderTable;
+use ser_reference::scene::Scene;
+use ser_reference::{Dispatch, Profile};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A case ready to run.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Hierarchical id: the file's path under the cases folder, without
+    /// `.json`, then the case name (`hit_object/nop/get_ray_flags`).
+    pub id: String,
+    pub file: PathBuf,
+    pub description: String,
+    pub clauses: Vec<String>,
+    pub profiles: Vec<Profile>,
+    /// Every capability the case needs: declared and used by its shaders.
+    pub requires: Vec<String>,
+    pub reading: Option<String>,
+    pub scene: Scene,
+    pub shader_table: ShaderTable,
+    /// The shader text, as written.
+    pub source: String,
+    pub library: Library,
+    pub dispatch: Dispatch,
+    pub expect: Expected,
+}
+
+#[derive(Clone, Debug)]
+pub enum Expected {
+    Buffers(BTreeMap<String, BufferExpect>),
+    Undefined(FaultCode),
+    /// A layout case: no shaders run.
+    Layout(LayoutExpect),
+}
+
+/// A case or file that could not be loaded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadError {
+    pub file: PathBuf,
+    /// The case id, when the file got far enough to name it.
+    pub case: Option<String>,
+    /// JSON path (`cases[2].scene.instances[0].mask`) or `line L, column C`.
+    pub location: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(c) = &self.case {
+            write!(f, " (case `{c}`)")?;
+        }
+        write!(f, ": {}: {}", self.location, self.message)
+    }
+}
+
+/// Every `.json` file under `dir`, sorted, skipping `*.schema.json`.
+pub fn case_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let p = entry?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "json")
+                && !p.to_string_lossy().ends_with(".schema.json")
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Loads every case under `dir`: each case, or the error that stopped it.
+/// One bad case never hides the others.
+pub fn load_dir(dir: &Path) -> Vec<Result<Case, LoadError>> {
+    let files = match case_files(dir) {
+        Ok(f) => f,
+        Err(e) => {
+            return vec![Err(LoadError {
+                file: dir.to_path_buf(),
+                case: None,
+                location: "folder".into(),
+                message: format!("cannot read the cases folder: {e}"),
+            })]
+        }
+    };
+    let mut out: Vec<Result<Case, LoadError>> =
+        files.iter().flat_map(|f| load_file(dir, f)).collect();
+    // Ids are unique across the suite.
+    let mut seen = BTreeMap::new();
+    for r in &mut out {
+        if let Ok(c) = r {
+            if let Some(first) = seen.insert(c.id.clone(), c.file.clone()) {
+                *r = Err(LoadError {
+                    file: c.file.clone(),
+                    case: Some(c.id.clone()),
+                    location: "name".into(),
+                    message: format!(
+                        "the id `{}` is already used by a case in {}",
+                        c.id,
+                        first.display()
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The id prefix of a file: its path under the root, without `.json`.
+fn id_prefix(root: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(root).unwrap_or(file).with_extension("");
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Loads the cases of one file.
+pub fn load_file(root: &Path, file: &Path) -> Vec<Result<Case, LoadError>> {
+    let fail = |location: String, message: String| {
+        vec![Err(LoadError {
+            file: file.to_path_buf(),
+            case: None,
+            location,
+            message,
+        })]
+    };
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => return fail("file".into(), format!("cannot read: {e}")),
+    };
+    let json: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(j) => j,
+        Err(e) => {
+            return fail(
+                format!("line {}, column {}", e.line(), e.column()),
+                format!("not valid JSON: {e}"),
+            )
+        }
+    };
+    let parsed: Result<CaseFile, _> = serde_path_to_error::deserialize(json);
+    let cf = match parsed {
+        Ok(cf) => cf,
+        Err(e) => {
+            return fail(
+                json_path(e.path()),
+                format!(
+                    "{}; expected {{\"defaults\": {{...}}, \"cases\": [...]}}",
+                    e.inner()
+                ),
+            )
+        }
+    };
+    let prefix = id_prefix(root, file);
+    cf.cases
+        .iter()
+        .enumerate()
+        .map(|(i, fields)| load_case(file, &prefix, &cf.defaults, fields, i))
+        .collect()
+}
+
+fn json_path(p: &serde_path_to_error::Path) -> String {
+    let s = p.to_string();
+    if s == "." {
+        "top level".into()
+    } else {
+        s
+    }
+}
+
+fn load_case(
+    file: &Path,
+    prefix: &str,
+    defaults: &serde_json::Map<String, serde_json::Value>,
+    fields: &serde_json::Map<String, serde_json::Value>,
+    index: usize,
+) -> Result<Case, LoadError> {
+    let name = fields
+        .get("name")
+        .and_then(|n| n.as_str())
+        .map(str::to_string);
+    let id = name.as_ref().map(|n| format!("{prefix}/{n}"));
+    // Where a top-level field came from, for error paths.
+    let origin = |key: &str| -> String {
+        if fields.contains_key(key) || !defaults.contains_key(key) {
+            format!("cases[{index}]")
+        } else {
+            "defaults".to_string()
+        }
+    };
+    let error = |path: String, message: String| LoadError {
+        file: file.to_path_buf(),
+        case: id.clone(),
+        location: path,
+        message,
+    };
+    let at = |path: &str| -> String {
+        let key = path.split(['.', '[']).next().unwrap_or("");
+        format!("{}.{path}", origin(key))
+    };
+    let mut merged = defaults.clone();
+    for (k, v) in fields {
+        merged.insert(k.clone(), v.clone());
+    }
+    let spec: CaseSpec = serde_path_to_error::deserialize(serde_json::Value::Object(merged))
+        .map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." {
+                format!("cases[{index}]")
+            } else {
+                at(&path)
+            };
+            error(path, e.inner().to_string())
+        })?;
+    let name_ok = !spec.name.is_empty()
+        && spec
+            .name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !name_ok {
+        return Err(error(
+            at("name"),
+            format!("`{}`: a case name is [a-z0-9_]+", spec.name),
+        ));
+    }
+    check_case(&spec, &at).map_err(|(p, m)| error(p, m))?;
+    if let Some(layout) = layout_expectation(&spec, &at).map_err(|(p, m)| error(p, m))? {
+        return Ok(layout_case(file, prefix, &spec, layout));
+    }
+    let (Some(source), Some(dispatch)) = (&spec.library, &spec.dispatch) else {
+        let missing = if spec.library.is_none() {
+            "library"
+        } else {
+            "dispatch"
+        };
+        return Err(error(
+            at(missing),
+            format!("a case that runs shaders needs `{missing}`"),
+        ));
+    };
+    check_dispatch(dispatch, &at).map_err(|(p, m)| error(p, m))?;
+    let source = source.text();
+    let library = parse_library(&spec, &source, &at).map_err(|(p, m)| error(p, m))?;
+    let program = Program::new(library.clone()).map_err(|e| {
+        let (p, m) = library_error(&spec, e.span.line, &at, format!("{e}"));
+        error(p, m)
+    })?;
+    check_shader_table(&spec, &program, &at).map_err(|(p, m)| error(p, m))?;
+    let (buffers, expected) = check_buffers(&spec, &program, &at).map_err(|(p, m)| error(p, m))?;
+    let mut requires = spec.requires.clone();
+    let micromaps = spec
+        .scene
+        .blas
+        .iter()
+        .flat_map(|b| &b.geometries)
+        .any(|g| g.opacity_micromap.is_some());
+    if micromaps && !requires.iter().any(|r| r == "opacity_micromaps") {
+        requires.push("opacity_micromaps".into());
+    }
+    for c in capability::used_by(&library) {
+        if !requires.iter().any(|r| r == c) {
+            requires.push(c.to_string());
+        }
+    }
+    if matches!(expected, Expected::Undefined(_))
+        && !requires
+            .iter()
+            .any(|r| r == "undefined_behaviour_diagnosis")
+    {
+        requires.push("undefined_behaviour_diagnosis".into());
+    }
+    Ok(Case {
+        id: format!("{prefix}/{}", spec.name),
+        file: file.to_path_buf(),
+        description: spec.description.clone(),
+        clauses: spec.clauses.clone(),
+        profiles: spec.profiles.clone(),
+        requires,
+        reading: spec.reading.clone(),
+        scene: spec.scene.clone(),
+        shader_table: spec.shader_table.clone(),
+        source,
+        library,
+        dispatch: Dispatch {
+            raygen: dispatch.raygen.clone(),
+            size: dispatch.size,
+            wave_size: dispatch.wave_size,
+            max_recursion_depth: spec.pipeline.max_recursion_depth,
+            pipeline_flags: spec
+                .pipeline
+                .flags
+                .iter()
+                .fold(0, |acc, f| acc | f.ray_flag()),
+            buffers,
+        },
+        expect: expected,
+    })
+}
+
+/// A case that checks how an API lays out its shader table.
+fn layout_case(file: &Path, prefix: &str, spec: &CaseSpec, layout: LayoutExpect) -> Case {
+    Case {
+        id: format!("{prefix}/{}", spec.name),
+        file: file.to_path_buf(),
+        description: spec.description.clone(),
+        clauses: spec.clauses.clone(),
+        profiles: spec.profiles.clone(),
+        requires: vec!["sbt_layout".to_string()],
+        reading: spec.reading.clone(),
+        scene: spec.scene.clone(),
+        shader_table: spec.shader_table.clone(),
+        source: String::new(),
+        library: Library { items: Vec::new() },
+        dispatch: Dispatch {
+            raygen: String::new(),
+            size: [1, 1, 1],
+            wave_size: 1,
+            max_recursion_depth: 0,
+            pipeline_flags: 0,
+            buffers: BTreeMap::new(),
+        },
+        expect: Expected::Layout(layout),
+    }
+}
