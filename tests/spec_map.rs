@@ -97,12 +97,7 @@ fn the_quoted_copies_match_the_shared_documents() {
 fn every_clause_a_case_names_exists() {
     let r = registry();
     let cases = cases();
-    let cov = Coverage::compute(
-        &r,
-        cases
-            .iter()
-            .map(|c| (c.id.as_str(), c.file.as_path(), c.clauses.as_slice())),
-    );
+    let cov = Coverage::of_cases(&r, &cases);
     fail_on(
         cov.unknown
             .iter()
@@ -167,12 +162,7 @@ fn primary_clauses_hold_in_the_earlier_revision_exactly_when_it_has_a_twin() {
 fn every_testable_clause_is_covered_or_pending() {
     let r = registry();
     let cases = cases();
-    let cov = Coverage::compute(
-        &r,
-        cases
-            .iter()
-            .map(|c| (c.id.as_str(), c.file.as_path(), c.clauses.as_slice())),
-    );
+    let cov = Coverage::of_cases(&r, &cases);
     let mut problems = Vec::new();
     let mut pending = 0;
     let mut testable = 0;

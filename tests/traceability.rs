@@ -12,12 +12,7 @@ fn trace(runs: Vec<BackendRun>) -> ser_harness::traceability::Trace {
         .into_iter()
         .filter_map(Result::ok)
         .collect();
-    let cov = Coverage::compute(
-        &registry,
-        cases
-            .iter()
-            .map(|c| (c.id.as_str(), c.file.as_path(), c.clauses.as_slice())),
-    );
+    let cov = Coverage::of_cases(&registry, &cases);
     build(&registry, &cov, runs)
 }
 

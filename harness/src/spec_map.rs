@@ -326,6 +326,16 @@ impl Coverage {
         cov
     }
 
+    /// The coverage of a registry by loaded cases.
+    pub fn of_cases(registry: &Registry, cases: &[crate::load::Case]) -> Coverage {
+        Coverage::compute(
+            registry,
+            cases
+                .iter()
+                .map(|c| (c.id.as_str(), c.file.as_path(), c.clauses.as_slice())),
+        )
+    }
+
     pub fn covered(&self, id: &str) -> bool {
         self.cases.get(id).is_some_and(|c| !c.is_empty())
     }

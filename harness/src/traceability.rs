@@ -230,20 +230,23 @@ impl Trace {
             .filter(|r| r.needs_case && r.cases.is_empty())
     }
 
-    pub fn to_markdown(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(s, "# SER spec traceability\n");
+    /// The counts in one line.
+    pub fn headline(&self) -> String {
         let t = &self.total;
-        let _ = writeln!(
-            s,
-            "{} clauses; {} testable (a case is owed); {} covered ({:.1}%); {} pending; {} uncovered without a pending note.\n",
+        format!(
+            "{} clauses · {} testable (a case is owed) · {} covered ({:.1}%) · {} pending · {} uncovered without a pending note",
             t.clauses,
             t.testable,
             t.covered,
             t.percent(),
             t.pending,
             t.testable - t.covered - t.pending
-        );
+        )
+    }
+
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "# SER spec traceability\n\n{}.\n", self.headline());
         let _ = writeln!(s, "## Coverage by document and section\n");
         for d in &self.documents {
             let _ = writeln!(s, "### {}\n", d.document);
@@ -362,16 +365,10 @@ impl Trace {
     pub fn to_html(&self) -> String {
         let mut s = String::new();
         s.push_str(HTML_HEAD);
-        let t = &self.total;
         let _ = write!(
             s,
-            "<h1>SER spec traceability</h1><p class=lead>{} clauses · {} testable · <b>{} covered ({:.1}%)</b> · {} pending · {} uncovered without a note</p>",
-            t.clauses,
-            t.testable,
-            t.covered,
-            t.percent(),
-            t.pending,
-            t.testable - t.covered - t.pending
+            "<h1>SER spec traceability</h1><p class=lead>{}</p>",
+            esc(&self.headline())
         );
         s.push_str("<nav><a href=#coverage>Coverage</a> <a href=#matrix>Backends</a> <a href=#uncovered>Uncovered</a> <a href=#clauses>All clauses</a></nav>");
         s.push_str("<h2 id=coverage>Coverage by document and section</h2>");
@@ -580,12 +577,7 @@ pub fn write_report(
         .filter_map(|r| r.as_ref().ok().cloned())
         .collect();
     let load_errors = loaded.iter().filter(|r| r.is_err()).count();
-    let coverage = Coverage::compute(
-        &registry,
-        cases
-            .iter()
-            .map(|c| (c.id.as_str(), c.file.as_path(), c.clauses.as_slice())),
-    );
+    let coverage = Coverage::of_cases(&registry, &cases);
     let runs = results
         .iter()
         .map(|p| BackendRun::read(p))

@@ -12,7 +12,7 @@ use crate::hit_object::{Hit, HitObject};
 use crate::outcome::{Fault, FaultCode};
 use crate::ray::{Ray, TraceParams};
 use crate::scene::Scene;
-use crate::traversal::{self, geometry, Candidate, CandidateKind, Closer, Committed, Setup};
+use crate::traversal::{self, geometry, Candidate, CandidateKind, Committed, Setup};
 use crate::value::{Scalar, Value};
 use ser_lang::names::ray_flag;
 
@@ -136,24 +136,9 @@ impl RayQuery {
                         st.candidate = Some(c);
                         return Ok(true);
                     }
-                    let commit = match traversal::closest(t, t_err, st.tmax.0, st.tmax.1) {
-                        Closer::Commit => true,
-                        Closer::Drop => false,
-                        Closer::Either => {
-                            chooser.choose(2, "a hit at exactly the current tmax") == 0
-                        }
-                    };
-                    if commit {
-                        st.tmax = (t, t_err);
-                        st.committed = Some(QueryCommit {
-                            candidate: c,
-                            t,
-                            t_err,
-                        });
-                        if st.ray.flags & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH != 0 {
-                            st.done = true;
-                            return Ok(false);
-                        }
+                    Self::commit(st, c, t, t_err, chooser);
+                    if st.done {
+                        return Ok(false);
                     }
                 }
                 CandidateKind::Aabb { t0, t1, err } => {
@@ -244,11 +229,7 @@ impl RayQuery {
     }
 
     fn commit(st: &mut QueryState, c: Candidate, t: f64, t_err: f64, chooser: &mut dyn Chooser) {
-        let take = match traversal::closest(t, t_err, st.tmax.0, st.tmax.1) {
-            Closer::Commit => true,
-            Closer::Drop => false,
-            Closer::Either => chooser.choose(2, "a hit at exactly the current tmax") == 0,
-        };
+        let take = traversal::becomes_closest(t, t_err, st.tmax, chooser);
         if take {
             st.tmax = (t, t_err);
             st.committed = Some(QueryCommit {

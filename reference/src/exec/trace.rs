@@ -10,7 +10,7 @@ use crate::outcome::{Fault, FaultCode};
 use crate::program::Stage;
 use crate::ray::{Ray, TraceParams};
 use crate::sbt::{miss_record_index, Table};
-use crate::traversal::{self, geometry, Candidate, CandidateKind, Closer, Committed, Setup};
+use crate::traversal::{self, geometry, Candidate, CandidateKind, Committed, Setup};
 use crate::value::{Scalar, Value};
 use ser_lang::ast::{Expr, ExprKind, ScalarType, Type};
 use ser_lang::names::ray_flag;
@@ -339,29 +339,8 @@ impl<'a> Thread<'a> {
             else {
                 continue;
             };
-            self.traces.last_mut().expect("tracing").current = Some(c.clone());
-            let tmax = self.traces.last().expect("tracing").tmax;
-            let unknown_kind =
-                Scalar::unspecified(ScalarType::Uint, "HitKind in an intersection shader");
-            let hit = self.candidate_hit(
-                &c,
-                Scalar::float_approx(tmax.0, tmax.1),
-                unknown_kind,
-                no_attributes(),
-            );
-            let constants = self.w.table.root_constants(Table::HitGroup, c.record);
             self.probe = Some(Probe::default());
-            self.depth += 1;
-            let result = self
-                .invoke_entry(
-                    &shader,
-                    Stage::Intersection,
-                    System::Hit(Box::new(hit)),
-                    constants,
-                    Vec::new(),
-                )
-                .await;
-            self.depth -= 1;
+            let result = self.run_intersection(&c, &shader).await;
             let probe = self.probe.take().expect("set above");
             result?;
             if (probe.reported || probe.wrote)
@@ -426,6 +405,16 @@ impl<'a> Thread<'a> {
         let Some(shader) = record.intersection.clone() else {
             return Ok(());
         };
+        self.run_intersection(&c, &shader).await
+    }
+
+    /// Runs the intersection shader of a box candidate, one recursion level
+    /// down and between reorder points. The shader "may be executed multiple
+    /// times for the same intersection candidate"
+    /// (`vk.confirmation.aabb.may_execute_multiple_times`), with no flag to
+    /// prevent it, so how often its writes happen is open: what it writes is
+    /// unspecified.
+    async fn run_intersection(&mut self, c: &Candidate, shader: &str) -> Ex<()> {
         let constants = self.w.table.root_constants(Table::HitGroup, c.record);
         let state = self.traces.last_mut().expect("tracing");
         state.current = Some(c.clone());
@@ -433,7 +422,7 @@ impl<'a> Thread<'a> {
         let unknown_kind =
             Scalar::unspecified(ScalarType::Uint, "HitKind in an intersection shader");
         let hit = self.candidate_hit(
-            &c,
+            c,
             Scalar::float_approx(tmax.0, tmax.1),
             unknown_kind,
             no_attributes(),
@@ -443,7 +432,7 @@ impl<'a> Thread<'a> {
         self.write_logs.push(Vec::new());
         let result = self
             .invoke_entry(
-                &shader,
+                shader,
                 Stage::Intersection,
                 System::Hit(Box::new(hit)),
                 constants,
@@ -453,9 +442,6 @@ impl<'a> Thread<'a> {
         let log = self.write_logs.pop().expect("pushed above");
         self.reorder_point(ReorderPoint::ShaderTransition).await;
         self.depth -= 1;
-        // The intersection shader "may be executed multiple times for the
-        // same intersection candidate" (`vk.confirmation.aabb.may_execute_multiple_times`),
-        // with no flag to prevent it: how often its writes happen is open.
         let mut memory = self.shared.memory.borrow_mut();
         for (b, word, _) in &log {
             memory.taint(self.id, *b, *word, "an intersection shader may run more than once for a candidate, so what it writes is unspecified");
@@ -508,21 +494,9 @@ impl<'a> Thread<'a> {
                 _ => {}
             }
         }
-        let accept_first = self.traces.last().expect("tracing").params.flags
-            & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH
-            != 0;
-        let state = self.traces.last_mut().expect("tracing");
-        let take = match traversal::closest(t.to_f64(), t.err, state.tmax.0, state.tmax.1) {
-            Closer::Commit => true,
-            Closer::Drop => false,
-            Closer::Either => {
-                crate::choice::Chooser::choose(
-                    &mut self.log,
-                    2,
-                    "a confirmed hit at exactly the current tmax",
-                ) == 0
-            }
-        };
+        let state = self.traces.last().expect("tracing");
+        let accept_first = state.params.flags & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH != 0;
+        let take = traversal::becomes_closest(t.to_f64(), t.err, state.tmax, &mut self.log);
         let state = self.traces.last_mut().expect("tracing");
         if take {
             state.tmax = (t.to_f64(), t.err);

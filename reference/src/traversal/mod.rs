@@ -451,28 +451,19 @@ pub fn next_candidate(
     Some(remaining.remove(i))
 }
 
-/// Closest-hit determination for a confirmed candidate at `t` against the
-/// current `tmax`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Closer {
-    /// `t < tmax`: it becomes the closest hit (`vk.closest_hit.t_less_than_tmax_commits`).
-    Commit,
-    /// `t > tmax`: dropped (`vk.closest_hit.t_greater_than_tmax_dropped`).
-    Drop,
-    /// `t = tmax`: either is legal (`vk.closest_hit.t_equal_tmax_either`).
-    Either,
-}
-
-/// `vk.closest_hit.compare_t_with_tmax`
-pub fn closest(t: f64, t_err: f64, tmax: f64, tmax_err: f64) -> Closer {
-    match crate::numeric::less(t, t_err, tmax, tmax_err) {
-        Decision::True => Closer::Commit,
-        Decision::Either => Closer::Either,
-        Decision::False => match crate::numeric::equal(t, t_err, tmax, tmax_err) {
-            Decision::False => Closer::Drop,
-            _ => Closer::Either,
-        },
-    }
+/// Closest-hit determination (`vk.closest_hit.compare_t_with_tmax`): whether
+/// a confirmed candidate at `t` becomes the closest hit. `t < tmax` does
+/// (`vk.closest_hit.t_less_than_tmax_commits`), `t > tmax` is dropped
+/// (`vk.closest_hit.t_greater_than_tmax_dropped`), and at `t = tmax` (or
+/// within implementation precision of it) either is legal
+/// (`vk.closest_hit.t_equal_tmax_either`).
+pub fn becomes_closest(t: f64, t_err: f64, tmax: (f64, f64), chooser: &mut dyn Chooser) -> bool {
+    let either = match crate::numeric::less(t, t_err, tmax.0, tmax.1) {
+        Decision::True => return true,
+        Decision::Either => true,
+        Decision::False => crate::numeric::equal(t, t_err, tmax.0, tmax.1) != Decision::False,
+    };
+    either && chooser.choose(2, "a confirmed hit at exactly the current tmax") == 0
 }
 
 /// The hit kind of a triangle hit (`vk.culling.face.hit_kind`).
