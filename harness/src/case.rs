@@ -36,6 +36,11 @@ pub struct CaseSpec {
     /// Where the spec is silent or ambiguous: the reading the case takes.
     #[serde(default)]
     pub reading: Option<String>,
+    /// Pins the schedule (`none`, `regroup`, `replace`, `shuffle:SEED`) to
+    /// show what one legal policy does at reorder points; only a backend
+    /// that can choose its schedule (the reference) runs such a case.
+    #[serde(default)]
+    pub schedule: Option<String>,
     #[serde(default)]
     pub scene: Scene,
     #[serde(default)]

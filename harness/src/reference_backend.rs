@@ -3,6 +3,7 @@
 use crate::backend::{Backend, BackendError, Execution, Output};
 use crate::capability::CAPABILITIES;
 use crate::load::{Case, Expected};
+use ser_reference::exec::schedule::Schedule;
 use ser_reference::program::Program;
 use ser_reference::sbt::layout;
 use ser_reference::{Outcome, Profile, RunOptions};
@@ -20,6 +21,14 @@ impl ReferenceBackend {
                 ..RunOptions::default()
             },
         }
+    }
+
+    /// The reference running a given schedule at reorder points. Its legal
+    /// outcomes are the same whatever the schedule; the concrete buffers it
+    /// returns follow it.
+    pub fn with_schedule(mut self, schedule: Schedule) -> Self {
+        self.options.schedule = schedule;
+        self
     }
 }
 
@@ -47,12 +56,22 @@ impl Backend for ReferenceBackend {
         let library = self.options.profile.adapt(&case.library);
         let program =
             Program::new(library).map_err(|e| BackendError::Failed(format!("library: {e}")))?;
+        // A case that pins a schedule shows what that schedule does: its
+        // results are then concrete, not unspecified.
+        let options = match case.schedule {
+            Some(schedule) => RunOptions {
+                schedule,
+                taint_schedule: false,
+                ..self.options.clone()
+            },
+            None => self.options.clone(),
+        };
         let result = ser_reference::run(
             &program,
             &case.scene,
             &case.shader_table,
             &case.dispatch,
-            &self.options,
+            &options,
         );
         let output = match &result.outcome {
             Outcome::Completed(buffers) => Output::Buffers(

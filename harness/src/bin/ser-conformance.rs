@@ -61,6 +61,11 @@ struct RunArgs {
     /// The profile the reference backend implements.
     #[arg(long, default_value = "0027-maybereorderthread")]
     profile: String,
+    /// The reference's schedule at reorder points: none, regroup, replace
+    /// or shuffle:SEED (the legal outcomes are the same; the concrete
+    /// results follow the schedule).
+    #[arg(long, default_value = "none")]
+    schedule: String,
     /// The folder of case files (default: the repository's `cases/`).
     #[arg(long)]
     cases: Option<PathBuf>,
@@ -123,7 +128,13 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let backend: Arc<dyn ser_harness::backend::Backend> = match args.backend.as_str() {
-        "reference" => Arc::new(ReferenceBackend::new(profile)),
+        "reference" => match args.schedule.parse() {
+            Ok(schedule) => Arc::new(ReferenceBackend::new(profile).with_schedule(schedule)),
+            Err(e) => {
+                eprintln!("ser-conformance: --schedule {e}");
+                return ExitCode::from(2);
+            }
+        },
         other => {
             eprintln!("ser-conformance: unknown backend `{other}`; expected `reference`");
             return ExitCode::from(2);

@@ -32,6 +32,8 @@ pub struct Case {
     /// Every capability the case needs: declared and used by its shaders.
     pub requires: Vec<String>,
     pub reading: Option<String>,
+    /// The schedule the case pins, if it does.
+    pub schedule: Option<ser_reference::exec::schedule::Schedule>,
     pub scene: Scene,
     pub shader_table: ShaderTable,
     /// The shader text, as written.
@@ -268,27 +270,34 @@ fn load_case(
     })?;
     check_shader_table(&spec, &program, &at).map_err(|(p, m)| error(p, m))?;
     let (buffers, expected) = check_buffers(&spec, &program, &at).map_err(|(p, m)| error(p, m))?;
+    let schedule = match &spec.schedule {
+        None => None,
+        Some(s) => Some(s.parse().map_err(|m: String| error(at("schedule"), m))?),
+    };
+    // Capabilities: declared, used by the shaders, and implied by the case.
     let mut requires = spec.requires.clone();
-    let micromaps = spec
+    let mut need = |c: &str| {
+        if !requires.iter().any(|r| r == c) {
+            requires.push(c.to_string());
+        }
+    };
+    capability::used_by(&library)
+        .into_iter()
+        .for_each(&mut need);
+    if spec
         .scene
         .blas
         .iter()
         .flat_map(|b| &b.geometries)
-        .any(|g| g.opacity_micromap.is_some());
-    if micromaps && !requires.iter().any(|r| r == "opacity_micromaps") {
-        requires.push("opacity_micromaps".into());
-    }
-    for c in capability::used_by(&library) {
-        if !requires.iter().any(|r| r == c) {
-            requires.push(c.to_string());
-        }
-    }
-    if matches!(expected, Expected::Undefined(_))
-        && !requires
-            .iter()
-            .any(|r| r == "undefined_behaviour_diagnosis")
+        .any(|g| g.opacity_micromap.is_some())
     {
-        requires.push("undefined_behaviour_diagnosis".into());
+        need("opacity_micromaps");
+    }
+    if matches!(expected, Expected::Undefined(_)) {
+        need("undefined_behaviour_diagnosis");
+    }
+    if schedule.is_some() {
+        need("schedule_control");
     }
     Ok(Case {
         id: format!("{prefix}/{}", spec.name),
@@ -298,6 +307,7 @@ fn load_case(
         profiles: spec.profiles.clone(),
         requires,
         reading: spec.reading.clone(),
+        schedule,
         scene: spec.scene.clone(),
         shader_table: spec.shader_table.clone(),
         source,
@@ -328,6 +338,7 @@ fn layout_case(file: &Path, prefix: &str, spec: &CaseSpec, layout: LayoutExpect)
         profiles: spec.profiles.clone(),
         requires: vec!["sbt_layout".to_string()],
         reading: spec.reading.clone(),
+        schedule: None,
         scene: spec.scene.clone(),
         shader_table: spec.shader_table.clone(),
         source: String::new(),

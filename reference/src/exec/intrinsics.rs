@@ -38,9 +38,7 @@ impl<'a> Thread<'a> {
                 }))
             }
             "MaybeReorderThread" | "ReorderThread" => self.maybe_reorder_thread(name, args).await,
-            "WaveGetLaneIndex" => Ok(Value::uint(
-                self.shared.board.borrow().lanes.lane_of[self.id] as u32,
-            )),
+            "WaveGetLaneIndex" => Ok(self.shared.board.borrow().lane_index(self.id)),
             "WaveGetLaneCount" => Ok(Value::uint(self.w.dispatch.wave_size)),
             "Barrier" | "DeviceMemoryBarrier" => {
                 self.eval_args(args).await?;

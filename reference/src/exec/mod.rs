@@ -19,6 +19,7 @@ mod ops;
 mod place;
 mod reorder;
 pub mod sched;
+pub mod schedule;
 mod thread;
 mod trace;
 mod wave;
@@ -61,6 +62,10 @@ pub struct RunOptions {
     /// Most statements and expressions one thread may evaluate in one run.
     pub step_budget: u64,
     pub schedule: sched::Schedule,
+    /// Report results that depend on the schedule as unspecified (the
+    /// legal outcomes over every schedule). Off only for cases that pin a
+    /// schedule to show what one schedule does.
+    pub taint_schedule: bool,
 }
 
 impl Default for RunOptions {
@@ -70,6 +75,7 @@ impl Default for RunOptions {
             max_runs: 4096,
             step_budget: 200_000,
             schedule: sched::Schedule::None,
+            taint_schedule: true,
         }
     }
 }

@@ -23,13 +23,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
-/// How threads are rearranged at reorder points.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Schedule {
-    /// No thread ever migrates.
-    #[default]
-    None,
-}
+pub use super::schedule::Schedule;
+use super::schedule::{self, Rng};
 
 /// The kinds of reorder point (`ser.reorder_point.list.comprehensive`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +67,18 @@ pub struct Board {
     pub requests: Vec<Option<SyncRequest>>,
     pub responses: Vec<Option<SyncResponse>>,
     pub lanes: Lanes,
+    /// Threads that have finished.
+    pub done: Vec<bool>,
+    /// Threads that have arrived at a reorder point.
+    pub arrived: Vec<bool>,
+    /// Waves whose membership may have changed: a thread of theirs arrived
+    /// at a reorder point, or one moved in.
+    pub disturbed: Vec<bool>,
+    pub schedule: Schedule,
+    rng: Rng,
+    /// Whether results that depend on the schedule are reported
+    /// unspecified (always, except for cases that pin a schedule).
+    pub taint: bool,
 }
 
 /// State the threads of one run share.
@@ -141,6 +148,15 @@ pub fn run_once(w: &World, logs: &mut [ChoiceLog]) -> Result<Memory, Fault> {
                 lane_of: (0..n).map(|t| t % wave_size).collect(),
                 wave_size,
             },
+            done: vec![false; n],
+            arrived: vec![false; n],
+            disturbed: vec![false; n.div_ceil(wave_size)],
+            schedule: w.options.schedule,
+            rng: Rng::new(match w.options.schedule {
+                Schedule::Shuffle(seed) => seed,
+                _ => 0,
+            }),
+            taint: w.options.taint_schedule,
         }),
     };
     let result = drive(w, &shared, logs);
@@ -166,6 +182,7 @@ fn drive(w: &World, shared: &Shared, logs: &mut [ChoiceLog]) -> Result<(), Fault
             if let Poll::Ready((log, result)) = task.as_mut().poll(&mut cx) {
                 logs[t] = log;
                 tasks[t] = None;
+                shared.board.borrow_mut().done[t] = true;
                 if let Err(mut f) = result {
                     f.thread.get_or_insert(dispatch_index(t, w.dispatch.size));
                     return Err(f);
@@ -175,7 +192,7 @@ fn drive(w: &World, shared: &Shared, logs: &mut [ChoiceLog]) -> Result<(), Fault
         if tasks.iter().all(Option::is_none) {
             return Ok(());
         }
-        runnable = shared.board.borrow_mut().resolve(w.options.schedule);
+        runnable = shared.board.borrow_mut().resolve();
         if runnable.is_empty() {
             return Err(Fault::new(
                 FaultCode::Unsupported,
@@ -186,8 +203,10 @@ fn drive(w: &World, shared: &Shared, logs: &mut [ChoiceLog]) -> Result<(), Fault
 }
 
 impl Board {
-    /// In every wave, resumes the lanes stopped at the earliest position.
-    fn resolve(&mut self, _schedule: Schedule) -> Vec<usize> {
+    /// In every wave, resumes the lanes stopped at the earliest position:
+    /// a wave operation runs for them together; threads at reorder points,
+    /// from every wave, are placed by the schedule first.
+    fn resolve(&mut self) -> Vec<usize> {
         let waves = self
             .lanes
             .wave_of
@@ -196,6 +215,7 @@ impl Board {
             .max()
             .map_or(0, |m| m + 1);
         let mut released = Vec::new();
+        let mut arriving = Vec::new();
         for wave in 0..waves {
             let waiting: Vec<usize> = (0..self.requests.len())
                 .filter(|&t| self.lanes.wave_of[t] == wave && self.requests[t].is_some())
@@ -227,19 +247,96 @@ impl Board {
                             SyncOp::Reorder(_) => unreachable!("one position, one operation"),
                         })
                         .collect();
-                    let results = wave::execute(*op, &operands, self.lanes.wave_size);
+                    let results = self.wave_result(wave, *op, &operands);
                     for (&t, r) in group.iter().zip(results) {
                         self.responses[t] = Some(SyncResponse::Wave(r));
                     }
                 }
-                SyncOp::Reorder(_) => {
-                    for &t in &group {
-                        self.responses[t] = Some(SyncResponse::Resumed);
-                    }
-                }
+                SyncOp::Reorder(_) => arriving.extend(group.iter().copied()),
             }
             released.extend(group);
         }
+        if !arriving.is_empty() {
+            self.migrate(&arriving);
+        }
         released
+    }
+
+    /// A wave operation's results. Once a wave's membership may have
+    /// changed at a reorder point, which threads share it is up to the
+    /// implementation and visible through wave operations
+    /// (`ser.reorder_point.definition.migration_visible_via_system_state`):
+    /// their results are unspecified.
+    fn wave_result(&self, wave: usize, op: WaveOp, operands: &[(usize, Value)]) -> Vec<Value> {
+        let results = wave::execute(op, operands, self.lanes.wave_size);
+        if !(self.taint && self.disturbed.get(wave).copied().unwrap_or(true)) {
+            return results;
+        }
+        let why =
+            "a wave operation in a wave whose threads may have been rearranged at a reorder point";
+        results
+            .into_iter()
+            .map(|v| crate::hit_object::unspecify(v, why))
+            .collect()
+    }
+
+    /// Places the threads arriving at reorder points by the schedule. Only
+    /// they move (`ser.divergence.non_arriving_threads_do_not_migrate`).
+    fn migrate(&mut self, arriving: &[usize]) {
+        let waves = self
+            .lanes
+            .wave_of
+            .iter()
+            .copied()
+            .max()
+            .map_or(0, |m| m + 1);
+        let slot = |b: &Board, t: usize| (b.lanes.wave_of[t], b.lanes.lane_of[t]);
+        let occupied: Vec<schedule::Slot> = (0..self.done.len())
+            .filter(|&t| !self.done[t] && !arriving.contains(&t))
+            .map(|t| slot(self, t))
+            .collect();
+        if self.schedule == Schedule::IllegalMigrateAll {
+            // Rotate every live thread of each disturbed wave by one lane,
+            // arrived or not: what a correct implementation never does.
+            for t in (0..self.done.len()).filter(|&t| !self.done[t]) {
+                self.lanes.lane_of[t] = (self.lanes.lane_of[t] + 1) % self.lanes.wave_size;
+            }
+        }
+        let from: Vec<schedule::Slot> = arriving.iter().map(|&t| slot(self, t)).collect();
+        let to = schedule::place(
+            self.schedule,
+            &mut self.rng,
+            self.lanes.wave_size,
+            waves,
+            &occupied,
+            &from,
+        );
+        for (&t, (wave, lane)) in arriving.iter().zip(to) {
+            self.arrived[t] = true;
+            self.mark_disturbed(self.lanes.wave_of[t]);
+            self.lanes.wave_of[t] = wave;
+            self.lanes.lane_of[t] = lane;
+            self.mark_disturbed(wave);
+            self.responses[t] = Some(SyncResponse::Resumed);
+        }
+    }
+
+    fn mark_disturbed(&mut self, wave: usize) {
+        if self.disturbed.len() <= wave {
+            self.disturbed.resize(wave + 1, false);
+        }
+        self.disturbed[wave] = true;
+    }
+
+    /// `WaveGetLaneIndex`: a thread that never arrived at a reorder point
+    /// keeps its lane (`ser.divergence.non_arriving_threads_do_not_migrate`);
+    /// any other's lane is up to the implementation.
+    pub fn lane_index(&self, t: usize) -> Value {
+        let v = Value::uint(self.lanes.lane_of[t] as u32);
+        if self.taint && self.arrived[t] {
+            crate::hit_object::unspecify(v, "the lane of a thread that arrived at a reorder point")
+        } else {
+            v
+        }
     }
 }
