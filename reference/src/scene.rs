@@ -187,6 +187,7 @@ pub enum InstanceFlag {
     TriangleFlipFacing,
     ForceOpaque,
     ForceNonOpaque,
+    #[serde(rename = "force_opacity_micromap_2_state")]
     ForceOpacityMicromap2State,
     DisableOpacityMicromaps,
 }

@@ -44,28 +44,68 @@ fn find(parent: &mut [usize], i: usize) -> usize {
     parent[i]
 }
 
+/// Whether the triangles around a vertex form a closed fan
+/// (`vk.watertight.closed_fan_def`): three or more, every edge at the vertex
+/// shared by exactly two of them (`vk.watertight.closed_fan.edges_shared_by_two`).
+fn closed_fan(tris: &[&NearEdge], vertex: Vertex) -> bool {
+    if tris.len() < 3 {
+        return false;
+    }
+    let edges_at = |t: &NearEdge| -> Vec<(Vertex, Vertex)> {
+        (0..3)
+            .filter(|&i| t.vertices[i] != vertex)
+            .map(|i| edge(t, i))
+            .collect()
+    };
+    let all: Vec<(Vertex, Vertex)> = tris.iter().flat_map(|t| edges_at(t)).collect();
+    all.iter()
+        .all(|e| all.iter().filter(|x| *x == e).count() == 2)
+}
+
 /// Decides which of the near-edge triangles the ray hits: returns one flag
-/// per triangle (`vk.watertight.no_double_hit_shared_edge`,
-/// `vk.watertight.no_double_hit_closed_fan_vertex`).
+/// per triangle. Through a shared edge (away from its ends) exactly one of
+/// the two is hit (`vk.watertight.no_double_hit_shared_edge`); through the
+/// shared vertex of a closed fan exactly one of the fan
+/// (`vk.watertight.no_double_hit_closed_fan_vertex`); anything else, such as
+/// the vertex of an open fan or an edge no other triangle shares, may be hit
+/// or not, each triangle on its own.
 pub fn resolve(tris: &[NearEdge], chooser: &mut dyn Chooser) -> Vec<bool> {
     let n = tris.len();
     let mut parent: Vec<usize> = (0..n).collect();
-    let mut shared_edge = vec![false; n];
+    let join = |parent: &mut Vec<usize>, a: usize, b: usize| {
+        let (ra, rb) = (find(parent, a), find(parent, b));
+        parent[ra] = rb;
+    };
+    // Shared edges, for rays near an edge but not near its ends.
     for a in 0..n {
         for b in a + 1..n {
+            if near_vertex(&tris[a]).is_some() || near_vertex(&tris[b]).is_some() {
+                continue;
+            }
             let edges_a: Vec<_> = (0..3)
                 .filter(|&i| tris[a].near[i])
                 .map(|i| edge(&tris[a], i))
                 .collect();
-            let shares_edge = (0..3)
+            if (0..3)
                 .filter(|&i| tris[b].near[i])
-                .any(|i| edges_a.contains(&edge(&tris[b], i)));
-            let shares_vertex = matches!((near_vertex(&tris[a]), near_vertex(&tris[b])), (Some(x), Some(y)) if x == y);
-            if shares_edge || shares_vertex {
-                shared_edge[a] = true;
-                shared_edge[b] = true;
-                let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
-                parent[ra] = rb;
+                .any(|i| edges_a.contains(&edge(&tris[b], i)))
+            {
+                join(&mut parent, a, b);
+            }
+        }
+    }
+    // Closed fans, for rays near their shared vertex.
+    let mut vertices: Vec<Vertex> = (0..n).filter_map(|i| near_vertex(&tris[i])).collect();
+    vertices.sort();
+    vertices.dedup();
+    for v in vertices {
+        let members: Vec<usize> = (0..n)
+            .filter(|&i| near_vertex(&tris[i]) == Some(v))
+            .collect();
+        let fan: Vec<&NearEdge> = members.iter().map(|&i| &tris[i]).collect();
+        if closed_fan(&fan, v) {
+            for w in members.windows(2) {
+                join(&mut parent, w[0], w[1]);
             }
         }
     }
@@ -79,7 +119,7 @@ pub fn resolve(tris: &[NearEdge], chooser: &mut dyn Chooser) -> Vec<bool> {
         }
     }
     for g in groups {
-        if g.len() == 1 && !shared_edge[g[0]] {
+        if g.len() == 1 {
             keep[g[0]] = chooser.choose(
                 2,
                 "a ray within implementation precision of a triangle edge",
@@ -87,7 +127,7 @@ pub fn resolve(tris: &[NearEdge], chooser: &mut dyn Chooser) -> Vec<bool> {
         } else {
             let pick = chooser.choose(
                 g.len(),
-                "which triangle a ray through a shared edge or vertex hits",
+                "which triangle a ray through a shared edge or closed-fan vertex hits",
             );
             keep[g[pick]] = true;
         }
