@@ -148,7 +148,7 @@ impl HitObject {
             "a miss"
         };
         let reason = format!("{profile} leaves {accessor} on {kind} hit object undefined");
-        unspecify(hlsl, &reason)
+        crate::value::unspecify(hlsl, &reason)
     }
 
     /// `ser.hit_object.get_ray_flags.returns_ray_flags`,
@@ -348,31 +348,5 @@ impl HitObject {
             HitObject::Miss(m) => Some((crate::sbt::Table::Miss, m.index)),
             HitObject::Nop => None,
         }
-    }
-}
-
-/// Marks every scalar of a value unspecified.
-pub fn unspecify(v: Value, reason: &str) -> Value {
-    let reason: crate::value::Reason = reason.into();
-    let mark = |s: Scalar| Scalar {
-        unspecified: Some(reason.clone()),
-        ..s
-    };
-    match v {
-        Value::Scalar(s) => Value::Scalar(mark(s)),
-        Value::Vector(c) => Value::Vector(c.into_iter().map(mark).collect()),
-        Value::Matrix { rows, cols, elems } => Value::Matrix {
-            rows,
-            cols,
-            elems: elems.into_iter().map(mark).collect(),
-        },
-        Value::Struct { name, fields } => Value::Struct {
-            name,
-            fields: fields.into_iter().map(|f| unspecify(f, &reason)).collect(),
-        },
-        Value::Array(items) => {
-            Value::Array(items.into_iter().map(|f| unspecify(f, &reason)).collect())
-        }
-        other => other,
     }
 }

@@ -16,6 +16,7 @@ pub mod exec;
 pub mod hit_object;
 pub mod numeric;
 pub mod outcome;
+pub mod payload;
 pub mod profile;
 pub mod program;
 pub mod ray;

@@ -89,6 +89,8 @@ pub struct Program {
     /// Fields of the local root constant buffer (a `cbuffer` in register
     /// space 1): name, type, byte offset.
     pub local_constants: Vec<(String, Type, u32)>,
+    /// Payload access qualifiers of the `[raypayload]` structs.
+    payloads: BTreeMap<String, crate::payload::PayloadAccess>,
 }
 
 impl StructLayouts for Program {
@@ -127,6 +129,7 @@ impl Program {
             buffers: Vec::new(),
             acceleration_structures: Vec::new(),
             local_constants: Vec::new(),
+            payloads: BTreeMap::new(),
         };
         let mut seen = HashSet::new();
         for (i, item) in library.items.iter().enumerate() {
@@ -152,6 +155,13 @@ impl Program {
                                 s.name
                             ),
                         ));
+                    }
+                    match crate::payload::PayloadAccess::of(s) {
+                        Ok(Some(access)) => {
+                            program.payloads.insert(s.name.clone(), access);
+                        }
+                        Ok(None) => {}
+                        Err(m) => return Err(err(s.span, Some(&s.name), m)),
                     }
                     program.structs.insert(
                         s.name.clone(),
@@ -250,6 +260,11 @@ impl Program {
 
     pub fn buffer_index(&self, name: &str) -> Option<usize> {
         self.buffers.iter().position(|b| b.name == name)
+    }
+
+    /// The payload access qualifiers of a `[raypayload]` struct.
+    pub fn payload_access(&self, name: &str) -> Option<&crate::payload::PayloadAccess> {
+        self.payloads.get(name)
     }
 
     pub fn has_struct(&self, name: &str) -> bool {

@@ -289,3 +289,74 @@ pub fn new_value(ty: &Type, fill: Fill, layouts: &dyn StructLayouts) -> Value {
         }
     }
 }
+
+/// Marks every scalar of a value unspecified.
+pub fn unspecify(v: Value, reason: &str) -> Value {
+    let reason: Reason = reason.into();
+    let mark = |s: Scalar| Scalar {
+        unspecified: Some(reason.clone()),
+        ..s
+    };
+    match v {
+        Value::Scalar(s) => Value::Scalar(mark(s)),
+        Value::Vector(c) => Value::Vector(c.into_iter().map(mark).collect()),
+        Value::Matrix { rows, cols, elems } => Value::Matrix {
+            rows,
+            cols,
+            elems: elems.into_iter().map(mark).collect(),
+        },
+        Value::Struct { name, fields } => Value::Struct {
+            name,
+            fields: fields.into_iter().map(|f| unspecify(f, &reason)).collect(),
+        },
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|f| unspecify(f, &reason)).collect())
+        }
+        other => other,
+    }
+}
+
+/// `a`, with every scalar that differs from `b`'s unspecified: what two
+/// legal executions disagree on is not determined.
+pub fn unspecify_differences(a: Value, b: &Value, reason: &str) -> Value {
+    let reason: Reason = reason.into();
+    let pick = |x: Scalar, y: &Scalar| {
+        if x == *y {
+            x
+        } else {
+            Scalar {
+                unspecified: Some(reason.clone()),
+                ..x
+            }
+        }
+    };
+    let zip = |xs: Vec<Scalar>, ys: &[Scalar]| -> Vec<Scalar> {
+        xs.into_iter().zip(ys).map(|(x, y)| pick(x, y)).collect()
+    };
+    match (a, b) {
+        (Value::Scalar(x), Value::Scalar(y)) => Value::Scalar(pick(x, y)),
+        (Value::Vector(x), Value::Vector(y)) => Value::Vector(zip(x, y)),
+        (Value::Matrix { rows, cols, elems }, Value::Matrix { elems: y, .. }) => Value::Matrix {
+            rows,
+            cols,
+            elems: zip(elems, y),
+        },
+        (Value::Struct { name, fields }, Value::Struct { fields: y, .. }) => Value::Struct {
+            name,
+            fields: fields
+                .into_iter()
+                .zip(y)
+                .map(|(f, g)| unspecify_differences(f, g, &reason))
+                .collect(),
+        },
+        (Value::Array(items), Value::Array(y)) => Value::Array(
+            items
+                .into_iter()
+                .zip(y)
+                .map(|(f, g)| unspecify_differences(f, g, &reason))
+                .collect(),
+        ),
+        (a, b) if a == *b => a,
+        (a, _) => unspecify(a, &reason),
+    }
+}

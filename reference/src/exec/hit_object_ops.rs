@@ -332,7 +332,7 @@ impl<'a> Thread<'a> {
             if self.w.options.profile.defines_non_hit_accessors() {
                 return Ok(zero);
             }
-            return Ok(hit_object::unspecify(
+            return Ok(crate::value::unspecify(
                 zero,
                 "the Vulkan profiles leave attributes of a non-hit undefined",
             ));

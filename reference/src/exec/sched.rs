@@ -276,7 +276,7 @@ impl Board {
             "a wave operation in a wave whose threads may have been rearranged at a reorder point";
         results
             .into_iter()
-            .map(|v| crate::hit_object::unspecify(v, why))
+            .map(|v| crate::value::unspecify(v, why))
             .collect()
     }
 
@@ -334,7 +334,7 @@ impl Board {
     pub fn lane_index(&self, t: usize) -> Value {
         let v = Value::uint(self.lanes.lane_of[t] as u32);
         if self.taint && self.arrived[t] {
-            crate::hit_object::unspecify(v, "the lane of a thread that arrived at a reorder point")
+            crate::value::unspecify(v, "the lane of a thread that arrived at a reorder point")
         } else {
             v
         }
