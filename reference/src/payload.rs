@@ -161,7 +161,7 @@ impl PayloadAccess {
     pub fn enter_stage(&self, v: &mut Value, s: PaqStage) {
         self.mask(
             v,
-            |a| !(a.writes(s) && !a.reads(s)),
+            |a| !a.writes(s) || a.reads(s),
             "a payload field a stage may write but not read arrives undefined",
         );
     }

@@ -144,7 +144,9 @@ pub fn triangle_t_in_range(t: f64, t_err: f64, tmin: (f64, f64), tmax: (f64, f64
 
 /// `tmin <= t <= tmax` for AABBs and the `t` an intersection shader reports
 /// (`vk.candidate.aabb_t_closed_interval`): the box's interval must overlap
-/// `[tmin, tmax]`.
+/// `[tmin, tmax]`. An implementation may enlarge a box but never shrink it
+/// (`vk.candidate.bounds.aabb_implementation_defined`), so an exact overlap
+/// is always found; one within precision of the bounds may be.
 pub fn aabb_interval_in_range(
     t0: f64,
     t1: f64,
@@ -152,6 +154,9 @@ pub fn aabb_interval_in_range(
     tmin: (f64, f64),
     tmax: (f64, f64),
 ) -> Decision {
+    if t1 >= tmin.0 && t0 <= tmax.0 {
+        return Decision::True;
+    }
     let not = |d: Decision| match d {
         Decision::True => Decision::False,
         Decision::False => Decision::True,
