@@ -200,8 +200,10 @@ impl Parser {
             .map(Item::Function)
     }
 
-    fn struct_decl(&mut self, attributes: Vec<Attribute>, span: Span) -> PResult<StructDecl> {
+    fn struct_decl(&mut self, mut attributes: Vec<Attribute>, span: Span) -> PResult<StructDecl> {
         self.bump(); // struct
+                     // DXR writes `struct [raypayload] Name`.
+        attributes.extend(self.attributes()?);
         let name = self.ident()?;
         self.within = Some(name.clone());
         self.expect_punct("{")?;

@@ -70,8 +70,12 @@ impl Printer {
     fn item(&mut self, item: &Item) {
         match item {
             Item::Struct(s) => {
-                self.attributes(&s.attributes);
-                let _ = writeln!(self.out, "struct {} {{", s.name);
+                // DXR's place for `[raypayload]`: `struct [raypayload] Name`.
+                self.out.push_str("struct ");
+                for a in &s.attributes {
+                    let _ = write!(self.out, "[{}] ", a.name);
+                }
+                let _ = writeln!(self.out, "{} {{", s.name);
                 self.fields(&s.fields);
                 self.out.push_str("};\n");
             }

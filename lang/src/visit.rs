@@ -97,6 +97,11 @@ macro_rules! walker {
 walker!(exprs, block, stmt, expr,);
 walker!(exprs_mut, block_mut, stmt_mut, expr_mut, mut);
 
+/// Calls `f` on every expression of one function, outermost first.
+pub fn function_exprs(func: &FunctionDecl, f: &mut impl FnMut(&Expr)) {
+    block(&func.body, f);
+}
+
 /// Renames every call of the free function `from` to `to`.
 pub fn rename_calls(lib: &mut Library, from: &str, to: &str) {
     exprs_mut(lib, &mut |e| {

@@ -71,6 +71,15 @@ impl Profile {
         }
     }
 
+    /// Whether the reorder coherence scope exists: `[reordercoherent]` and
+    /// `REORDER_SCOPE` (`ser.memory.reorder_scope.new_scope_same_dispatch_index`)
+    /// are in the later revision and Shader Model 6.9, not in the earlier
+    /// revision (`ser_rt.memory.globallycoherent.required_for_cross_reorder_reads`)
+    /// nor in the Vulkan extensions.
+    pub fn has_reorder_scope(self) -> bool {
+        matches!(self, Profile::MaybeReorderThread0027 | Profile::Sm69)
+    }
+
     /// Whether the HLSL definitions of accessor results on NOP and miss
     /// objects (zeros, identity-like matrices, the world ray as the object
     /// ray) hold. The Vulkan extensions leave those values undefined.

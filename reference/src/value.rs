@@ -179,6 +179,14 @@ pub enum Value {
 }
 
 impl Value {
+    /// What a function without a result returns.
+    pub fn void() -> Value {
+        Value::Struct {
+            name: "void".into(),
+            fields: Vec::new(),
+        }
+    }
+
     pub fn uint(v: u32) -> Value {
         Value::Scalar(Scalar::uint(v))
     }

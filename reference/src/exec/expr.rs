@@ -40,7 +40,7 @@ impl<'a> Thread<'a> {
                 if let ExprKind::Ident(n) = &base.kind {
                     if let Some(b) = self.w.program.buffer_index(n) {
                         let i = self.scalar_arg(index).await?;
-                        return Ok(self.shared.memory.borrow().load(self.id, b, &i)?);
+                        return Ok(self.shared.memory.borrow_mut().load(self.id, b, &i)?);
                     }
                 }
                 let v = self.eval(base).await?;
@@ -279,10 +279,7 @@ impl<'a> Thread<'a> {
                 self.write_place(&place, v)?;
             }
         }
-        Ok(ret.unwrap_or(Value::Struct {
-            name: "void".into(),
-            fields: Vec::new(),
-        }))
+        Ok(ret.unwrap_or(Value::void()))
     }
 
     /// Evaluates every argument.

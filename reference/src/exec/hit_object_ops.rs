@@ -248,10 +248,7 @@ impl<'a> Thread<'a> {
                     );
                 }
                 h.set_shader_table_index(index.convert(ScalarType::Uint, &mut self.log).bits);
-                Value::Struct {
-                    name: "void".into(),
-                    fields: Vec::new(),
-                }
+                Value::void()
             }
             "LoadLocalRootTableConstant" => {
                 let offset = arg(0)?;
@@ -356,10 +353,7 @@ impl<'a> Thread<'a> {
                 ),
             }
         };
-        let void = Value::Struct {
-            name: "void".into(),
-            fields: Vec::new(),
-        };
+        let void = Value::void();
         Ok(match method {
             "TraceRayInline" => {
                 if args.len() != 4 || args[0] != super::expr::acceleration_structure() {

@@ -11,13 +11,6 @@ use crate::program::Stage;
 use crate::value::{Scalar, Value};
 use ser_lang::ast::Expr;
 
-fn void() -> Value {
-    Value::Struct {
-        name: "void".into(),
-        fields: Vec::new(),
-    }
-}
-
 impl<'a> Thread<'a> {
     pub async fn intrinsic(&mut self, name: &'a str, args: &'a [Expr]) -> Ex<Value> {
         match name {
@@ -40,10 +33,8 @@ impl<'a> Thread<'a> {
             "MaybeReorderThread" | "ReorderThread" => self.maybe_reorder_thread(name, args).await,
             "WaveGetLaneIndex" => Ok(self.shared.board.borrow().lane_index(self.id)),
             "WaveGetLaneCount" => Ok(Value::uint(self.w.dispatch.wave_size)),
-            "Barrier" | "DeviceMemoryBarrier" => {
-                self.eval_args(args).await?;
-                Ok(void())
-            }
+            "Barrier" | "DeviceMemoryBarrier" => self.barrier(name, args).await,
+            "InterlockedAdd" => self.interlocked_add(args).await,
             _ => {
                 if let Some(op) = WaveOp::from_name(name) {
                     if self.probe.is_some() {

@@ -1,5 +1,6 @@
 //! `HitObject::Invoke`: closest-hit or miss shading of a hit object.
 
+use super::paq::Call;
 use super::sched::ReorderPoint;
 use super::thread::{fault, Ex, Thread};
 use crate::choice::Chooser;
@@ -42,7 +43,7 @@ impl<'a> Thread<'a> {
             .clause("ser.hit_object.invoke.not_at_max_recursion")
             .into());
         }
-        let mut payload = payload;
+        let mut payload = self.enter_call(payload, Call::Invoke);
         self.reorder_point(ReorderPoint::Invoke).await;
         if !self.skips_closest_hit(&object) {
             payload = self
@@ -54,11 +55,9 @@ impl<'a> Thread<'a> {
                 .await?;
         }
         self.reorder_point(ReorderPoint::Invoke).await;
+        let payload = self.leave_call(payload, Call::Invoke);
         self.write_place(&place, payload)?;
-        Ok(Value::Struct {
-            name: "void".into(),
-            fields: Vec::new(),
-        })
+        Ok(Value::void())
     }
 
     /// Whether `Invoke` of a hit traced with `RAY_FLAG_SKIP_CLOSEST_HIT_SHADER`

@@ -16,12 +16,14 @@ mod invoke;
 mod math;
 pub mod memory;
 mod ops;
+mod paq;
 mod place;
 mod reorder;
 pub mod sched;
 pub mod schedule;
 mod thread;
 mod trace;
+mod uav;
 mod wave;
 
 use crate::choice::ChoiceLog;
@@ -113,20 +115,52 @@ pub fn run(
         return fault(f, 0);
     }
     let threads = (dispatch.size[0] * dispatch.size[1] * dispatch.size[2]) as usize;
+    // Whether another thread writes a word a thread reads is known only
+    // after every run; explore again, knowing more, until no read was too
+    // confident (the set of writers only grows, so this ends).
+    let mut known = memory::Writers::new();
+    loop {
+        match explore(&world, threads, &known) {
+            Err((f, runs)) => return fault(f, runs),
+            Ok(Explored::Again(writers)) => known = writers,
+            Ok(Explored::Done(logs, legal, runs)) => return finish(logs, legal, runs),
+        }
+    }
+}
+
+enum Explored {
+    /// Every choice explored: the logs, the legal contents, the run count.
+    Done(
+        Vec<ChoiceLog>,
+        BTreeMap<String, crate::outcome::LegalBuffer>,
+        usize,
+    ),
+    /// A read assumed no other thread writes a word that one does.
+    Again(memory::Writers),
+}
+
+/// Runs the dispatch until each thread has taken every sequence of
+/// implementation choices.
+fn explore(
+    world: &World,
+    threads: usize,
+    known: &memory::Writers,
+) -> Result<Explored, (Fault, usize)> {
     let mut logs = vec![ChoiceLog::default(); threads];
     let mut legal = None;
     let mut runs = 0;
+    let mut writers = known.clone();
+    let mut too_early = false;
     loop {
         runs += 1;
         for log in &mut logs {
             log.start_run();
         }
-        let memory = match sched::run_once(&world, &mut logs) {
-            Ok(m) => m,
-            Err(f) => return fault(f, runs),
-        };
+        let memory = sched::run_once(world, &mut logs, known).map_err(|f| (f, runs))?;
+        memory.writers_into(&mut writers);
+        too_early |= memory.read_too_early(&writers);
         match &mut legal {
-            None => legal = Some(memory.legal(program)),
+            None => legal = Some(memory.legal()),
             Some(l) => memory.merge_into(l),
         }
         // Advance every thread's walk (no short-circuit).
@@ -136,17 +170,28 @@ pub fn run(
         if !more {
             break;
         }
-        if runs >= options.max_runs {
+        if runs >= world.options.max_runs {
             let f = Fault::new(
                 FaultCode::TooManyOutcomes,
                 format!(
                     "more than {} runs would be needed to explore every implementation choice",
-                    options.max_runs
+                    world.options.max_runs
                 ),
             );
-            return fault(f, runs);
+            return Err((f, runs));
         }
     }
+    if too_early && writers != *known {
+        return Ok(Explored::Again(writers));
+    }
+    Ok(Explored::Done(logs, legal.expect("at least one run"), runs))
+}
+
+fn finish(
+    logs: Vec<ChoiceLog>,
+    legal: BTreeMap<String, crate::outcome::LegalBuffer>,
+    runs: usize,
+) -> RunResult {
     let mut choices: Vec<String> = Vec::new();
     for log in &logs {
         for r in &log.reasons {
@@ -156,7 +201,7 @@ pub fn run(
         }
     }
     RunResult {
-        outcome: Outcome::Completed(legal.expect("at least one run")),
+        outcome: Outcome::Completed(legal),
         runs,
         choices,
     }
@@ -183,5 +228,13 @@ fn check_dispatch(w: &World) -> Result<(), Fault> {
             return unsupported(format!("no contents given for buffer `{}`", b.name));
         }
     }
-    Memory::new(w.program, &w.dispatch.buffers).map(|_| ())
+    crate::payload::check_program(w.program)?;
+    Memory::new(
+        w.program,
+        &w.dispatch.buffers,
+        w.options.profile,
+        0,
+        memory::Writers::new(),
+    )
+    .map(|_| ())
 }

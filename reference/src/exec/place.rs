@@ -212,7 +212,7 @@ impl<'a> Thread<'a> {
                 .local_mut(n)
                 .expect("checked when the place was made")
                 .clone(),
-            Root::Buffer(b, i) => self.shared.memory.borrow().load(self.id, *b, i)?,
+            Root::Buffer(b, i) => self.shared.memory.borrow_mut().load(self.id, *b, i)?,
         };
         for s in &p.steps {
             v = project(&v, s)?;
@@ -240,7 +240,7 @@ impl<'a> Thread<'a> {
                     let decl = &self.w.program.buffers[*b];
                     crate::value::new_value(&decl.element, crate::value::Fill::Zero, self.w.program)
                 } else {
-                    self.shared.memory.borrow().load(self.id, *b, i)?
+                    self.shared.memory.borrow_mut().load(self.id, *b, i)?
                 };
                 write_into(self, &mut element, &p.steps, new)?;
                 let written = self

@@ -77,9 +77,6 @@ impl<'a> Thread<'a> {
             )?;
         }
         self.reorder_point(ReorderPoint::MaybeReorderThread).await;
-        Ok(Value::Struct {
-            name: "void".into(),
-            fields: Vec::new(),
-        })
+        Ok(Value::void())
     }
 }

@@ -11,7 +11,7 @@
 //! thread in its wave and lane (the minimal implementation, "simply a
 //! no-op").
 
-use super::memory::Memory;
+use super::memory::{Memory, Writers};
 use super::thread::Thread;
 use super::wave::{self, WaveOp};
 use super::World;
@@ -135,27 +135,36 @@ pub fn dispatch_index(t: usize, size: [u32; 3]) -> [u32; 3] {
 
 /// Runs every thread of the dispatch once, taking the choices the logs
 /// dictate.
-pub fn run_once(w: &World, logs: &mut [ChoiceLog]) -> Result<Memory, Fault> {
+pub fn run_once(w: &World, logs: &mut [ChoiceLog], known: &Writers) -> Result<Memory, Fault> {
     let n = logs.len();
     let wave_size = w.dispatch.wave_size as usize;
+    let memory = Memory::new(
+        w.program,
+        &w.dispatch.buffers,
+        w.options.profile,
+        n,
+        known.clone(),
+    )?;
+    let mut rng = Rng::new(match w.options.schedule {
+        Schedule::Shuffle(seed) => seed,
+        _ => 0,
+    });
+    let start = schedule::initial_layout(w.options.schedule, &mut rng, n, wave_size);
     let shared = Shared {
-        memory: RefCell::new(Memory::new(w.program, &w.dispatch.buffers)?),
+        memory: RefCell::new(memory),
         board: RefCell::new(Board {
             requests: (0..n).map(|_| None).collect(),
             responses: (0..n).map(|_| None).collect(),
             lanes: Lanes {
-                wave_of: (0..n).map(|t| t / wave_size).collect(),
-                lane_of: (0..n).map(|t| t % wave_size).collect(),
+                wave_of: start.iter().map(|s| s.0).collect(),
+                lane_of: start.iter().map(|s| s.1).collect(),
                 wave_size,
             },
             done: vec![false; n],
             arrived: vec![false; n],
             disturbed: vec![false; n.div_ceil(wave_size)],
             schedule: w.options.schedule,
-            rng: Rng::new(match w.options.schedule {
-                Schedule::Shuffle(seed) => seed,
-                _ => 0,
-            }),
+            rng,
             taint: w.options.taint_schedule,
         }),
     };
@@ -296,7 +305,7 @@ impl Board {
             .map(|t| slot(self, t))
             .collect();
         if self.schedule == Schedule::IllegalMigrateAll {
-            // Rotate every live thread of each disturbed wave by one lane,
+            // Rotate every live thread by one lane,
             // arrived or not: what a correct implementation never does.
             for t in (0..self.done.len()).filter(|&t| !self.done[t]) {
                 self.lanes.lane_of[t] = (self.lanes.lane_of[t] + 1) % self.lanes.wave_size;

@@ -20,11 +20,13 @@ pub enum Schedule {
     /// order: the MyFunc example's "reorders threads invoking
     /// MaybeReorderThread but does not replace them".
     Regroup,
-    /// Arriving threads fill the free lanes of existing waves first,
-    /// lowest wave first, last arrival first: "replaces threads in a wave",
-    /// so a wave may be joined by threads from other waves.
+    /// Arriving threads fill the free lanes of their waves from the highest
+    /// wave and lane down, in arrival order: "replaces threads in a wave",
+    /// so a wave with lanes of exited or inactive threads may be joined by
+    /// more threads than it lost.
     Replace,
-    /// A seeded random legal rearrangement at every reorder point.
+    /// A seeded random initial layout of the dispatch in its waves, and a
+    /// seeded random legal rearrangement at every reorder point.
     Shuffle(u64),
     /// ILLEGAL: also moves threads that did not arrive at a reorder point.
     /// It exists so the suite's own tests can show such a schedule is
@@ -101,8 +103,13 @@ pub fn place(
     occupied: &[Slot],
     arriving: &[Slot],
 ) -> Vec<Slot> {
+    // A wave takes in threads only while one of its own threads is at the
+    // reorder point: lanes of exited or inactive threads may be refilled
+    // "as long as any remaining thread reach a reorder point"
+    // (`ser.divergence.inactive_or_exited_lanes_replaceable`).
     let free_in_existing = || -> Vec<Slot> {
         (0..waves)
+            .filter(|w| arriving.iter().any(|(aw, _)| aw == w))
             .flat_map(|w| (0..wave_size).map(move |l| (w, l)))
             .filter(|s| !occupied.contains(s))
             .collect()
@@ -112,12 +119,16 @@ pub fn place(
         Schedule::None | Schedule::IllegalMigrateAll => arriving.to_vec(),
         Schedule::Regroup => (0..arriving.len()).map(fresh).collect(),
         Schedule::Replace => {
-            // The k-th arrival takes the k-th free lane from the end, so
-            // threads trade waves.
+            // The k-th arrival takes the k-th free lane from the end.
             let free = free_in_existing();
-            let n = arriving.len();
-            (0..n)
-                .map(|k| free.get(n - 1 - k).copied().unwrap_or_else(|| fresh(k)))
+            (0..arriving.len())
+                .map(|k| {
+                    free.iter()
+                        .rev()
+                        .nth(k)
+                        .copied()
+                        .unwrap_or_else(|| fresh(k))
+                })
                 .collect()
         }
         Schedule::Shuffle(_) => {
@@ -132,6 +143,28 @@ pub fn place(
             free
         }
     }
+}
+
+/// Where the threads of the dispatch start: linear thread `t` in lane
+/// `t % wave_size` of wave `t / wave_size`, the reference's model. The spec
+/// does not say how dispatch indices are packed into waves, so cases must
+/// not depend on it; `Shuffle` starts from a seeded permutation of those
+/// slots, and the schedule tests check that no case's legal outcomes change.
+pub fn initial_layout(
+    schedule: Schedule,
+    rng: &mut Rng,
+    threads: usize,
+    wave_size: usize,
+) -> Vec<Slot> {
+    let mut slots: Vec<Slot> = (0..threads)
+        .map(|t| (t / wave_size, t % wave_size))
+        .collect();
+    if let Schedule::Shuffle(_) = schedule {
+        for i in (1..slots.len()).rev() {
+            slots.swap(i, rng.below(i + 1));
+        }
+    }
+    slots
 }
 
 #[cfg(test)]

@@ -235,6 +235,7 @@ impl<'a> Thread<'a> {
     /// A reorder point (`ser.reorder_point.definition.may_change_thread_arrangement`).
     pub async fn reorder_point(&mut self, kind: ReorderPoint) {
         if self.probe.is_none() {
+            self.shared.memory.borrow_mut().reorder_point(self.id);
             self.sync(SyncOp::Reorder(kind)).await;
         }
     }

@@ -2,6 +2,7 @@
 //! any-hit shaders, and for `TraceRay` the closest-hit or miss shader.
 
 use super::hit_object_ops::attributes_as;
+use super::paq::Call;
 use super::place::Place;
 use super::sched::ReorderPoint;
 use super::thread::{fault, Ex, Exit, Probe, System, Termination, Thread, WriteRecord};
@@ -113,7 +114,9 @@ impl<'a> Thread<'a> {
         )?;
         let (params, ray, place) = self.trace_args(args, "HitObject::TraceRay").await?;
         let payload = self.read_place(&place)?;
+        let payload = self.enter_call(payload, Call::HitObjectTraceRay);
         let (object, payload) = self.traverse(params, ray, payload).await?;
+        let payload = self.leave_call(payload, Call::HitObjectTraceRay);
         self.write_place(&place, payload)?;
         Ok(Value::HitObject(Box::new(object)))
     }
@@ -126,6 +129,7 @@ impl<'a> Thread<'a> {
         self.check_can_trace("TraceRay", "ser.hit_object.trace_ray.not_at_max_recursion")?;
         let (params, ray, place) = self.trace_args(args, "TraceRay").await?;
         let payload = self.read_place(&place)?;
+        let payload = self.enter_call(payload, Call::TraceRay);
         let (object, mut payload) = self.traverse(params, ray, payload).await?;
         let skip = params.flags & ray_flag::SKIP_CLOSEST_HIT_SHADER != 0;
         if !(object.is_hit() && skip) {
@@ -133,11 +137,9 @@ impl<'a> Thread<'a> {
                 .shade(&object, payload, "vk.result.closest_hit_shader_invoked")
                 .await?;
         }
+        let payload = self.leave_call(payload, Call::TraceRay);
         self.write_place(&place, payload)?;
-        Ok(Value::Struct {
-            name: "void".into(),
-            fields: Vec::new(),
-        })
+        Ok(Value::void())
     }
 
     /// Runs the closest-hit shader of a hit or the miss shader of a miss,
@@ -233,6 +235,11 @@ impl<'a> Thread<'a> {
                 "ser.hit_object.from_ray_query.attr_type_matches_closesthit",
             )?);
         }
+        let arrived = args[0].clone();
+        let paq = self.payload_stage(&args[0], stage);
+        if let Some((access, s)) = paq {
+            access.enter_stage(&mut args[0], s);
+        }
         self.depth += 1;
         self.reorder_point(ReorderPoint::ShaderTransition).await;
         let result = self
@@ -241,7 +248,11 @@ impl<'a> Thread<'a> {
         self.reorder_point(ReorderPoint::ShaderTransition).await;
         self.depth -= 1;
         let (mut out, termination) = result?;
-        Ok((out.swap_remove(0), termination))
+        let mut payload = out.swap_remove(0);
+        if let Some((access, s)) = paq {
+            payload = access.leave_stage(&arrived, payload, s);
+        }
+        Ok((payload, termination))
     }
 
     /// Traversal: every candidate, in every order that can matter, through
@@ -753,10 +764,7 @@ impl<'a> Thread<'a> {
         self.reorder_point(ReorderPoint::ShaderTransition).await;
         let (mut out, _) = result?;
         self.write_place(&place, out.swap_remove(0))?;
-        Ok(Value::Struct {
-            name: "void".into(),
-            fields: Vec::new(),
-        })
+        Ok(Value::void())
     }
 }
 

@@ -22,7 +22,10 @@
 //! A value that is not guaranteed is unspecified, and so is whatever is
 //! computed from it.
 
+mod check;
+
 use crate::value::{unspecify, Value};
+pub use check::check_program;
 use ser_lang::ast::{AccessKind, StructDecl};
 
 /// A stage as payload qualifiers name it.

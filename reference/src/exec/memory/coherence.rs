@@ -1,0 +1,105 @@
+//! Memory coherence across reorder points
+//! (`ser.memory.reordercoherent.steps_required_for_cross_reorder_reads`).
+//!
+//! A thread that writes a UAV word (a store or an atomic) on one side of a
+//! reorder point and reads it with a non-atomic read on the other side is
+//! guaranteed to see its write only when it followed one of the spec's
+//! recipes between the write and the reorder point:
+//! - the buffer is `[reordercoherent]` and the writer issued
+//!   `Barrier(UAV_MEMORY, REORDER_SCOPE)`
+//!   (`ser.memory.reordercoherent.required_for_cross_reorder_reads`,
+//!   `ser.memory.reordercoherent.barrier_reorder_scope_before_reorder_point`),
+//!   in the primary revision and Shader Model 6.9, which have the reorder
+//!   scope;
+//! - the buffer is `[globallycoherent]` and the writer issued
+//!   `DeviceMemoryBarrier` (`ser.memory.globallycoherent.uav_declared_globallycoherent`,
+//!   `ser.memory.globallycoherent.device_memory_barrier_before_reorder_point`;
+//!   in the earlier revision the only recipe,
+//!   `ser_rt.memory.globallycoherent.required_for_cross_reorder_reads`).
+//!   The primary text offers global coherence for communication between
+//!   dispatch indices; the suite reads it as sufficient within one dispatch
+//!   index too, the wider scope containing the narrower.
+//!
+//! Otherwise the value read is unspecified. Mixed recipes (a
+//! `[reordercoherent]` buffer with `DeviceMemoryBarrier`, a
+//! `[globallycoherent]` buffer with a reorder-scope barrier) are not among
+//! the spec's steps, so the reference guarantees nothing for them. Atomic
+//! reads are outside the rule (it names non-atomic reads) and see the
+//! thread's writes.
+
+use crate::profile::Profile;
+
+/// A coherence scope a buffer can be declared for and a barrier can reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// `[reordercoherent]` with `Barrier(UAV_MEMORY, REORDER_SCOPE)`.
+    Reorder,
+    /// `[globallycoherent]` with `DeviceMemoryBarrier`.
+    Global,
+}
+
+impl Scope {
+    fn bit(self) -> u8 {
+        match self {
+            Scope::Reorder => 1,
+            Scope::Global => 2,
+        }
+    }
+}
+
+/// The scopes a buffer is declared coherent for, under a profile.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Scopes(u8);
+
+impl Scopes {
+    /// From a buffer's storage classes. `[reordercoherent]` exists only
+    /// where the reorder scope does (`ser.memory.reordercoherent.storage_class`).
+    pub fn declared(storage: &[String], profile: Profile) -> Scopes {
+        let mut s = Scopes::default();
+        for class in storage {
+            match class.as_str() {
+                "reordercoherent" if profile.has_reorder_scope() => s.add(Scope::Reorder),
+                "globallycoherent" => s.add(Scope::Global),
+                _ => {}
+            }
+        }
+        s
+    }
+
+    pub fn add(&mut self, scope: Scope) {
+        self.0 |= scope.bit();
+    }
+
+    pub fn contains(self, scope: Scope) -> bool {
+        self.0 & scope.bit() != 0
+    }
+}
+
+/// The scope a barrier call publishes writes to, if it is one of the
+/// spec's recipes: `DeviceMemoryBarrier()`, or `Barrier` with `UAV_MEMORY`
+/// among its memory flags and `REORDER_SCOPE` among its semantic flags
+/// (`ser.memory.reorder_scope.semantic_flag_value`).
+pub fn barrier_scope(name: &str, args: &[u32], profile: Profile) -> Option<Scope> {
+    use ser_lang::names::constant;
+    let flag = |n| constant(n).expect("a known constant");
+    match (name, args) {
+        ("DeviceMemoryBarrier", []) => Some(Scope::Global),
+        ("Barrier", [memory, semantics])
+            if profile.has_reorder_scope()
+                && memory & flag("UAV_MEMORY") != 0
+                && semantics & flag("REORDER_SCOPE") != 0 =>
+        {
+            Some(Scope::Reorder)
+        }
+        _ => None,
+    }
+}
+
+/// Why a read across a reorder point is unspecified.
+pub fn unpublished_reason(profile: Profile) -> &'static str {
+    if profile.has_reorder_scope() {
+        "reads, across a reorder point, a word the thread wrote without making it coherent ([reordercoherent] and Barrier(UAV_MEMORY, REORDER_SCOPE), or [globallycoherent] and DeviceMemoryBarrier, between the write and the reorder point)"
+    } else {
+        "reads, across a reorder point, a word the thread wrote without making it coherent ([globallycoherent] and DeviceMemoryBarrier between the write and the reorder point)"
+    }
+}

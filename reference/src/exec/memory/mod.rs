@@ -1,0 +1,403 @@
+//! Output buffers: 32-bit words, with what each thread wrote to them.
+//!
+//! Writes of different threads to the same word are not ordered: the word
+//! ends holding one of the values the threads last wrote, or, when every
+//! write to it was an atomic add, their sum. A thread that reads a word
+//! another thread writes in the same dispatch gets an unspecified value,
+//! since nothing in the case orders the two; whether another thread writes
+//! it is known only once every thread has run, so the dispatch is run again
+//! when a read turns out to have been too confident (see [`Writers`]). A
+//! thread's own writes read back across a reorder point only under the
+//! rules of [`coherence`].
+
+pub mod coherence;
+
+use crate::outcome::{Element, Fault, FaultCode, Legal, LegalBuffer, Observed};
+use crate::profile::Profile;
+use crate::program::Program;
+use crate::value::{Scalar, Value};
+use coherence::{Scope, Scopes};
+use ser_lang::ast::{ScalarType, Type};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The threads that write each word, over every run of a dispatch.
+pub type Writers = BTreeMap<(usize, usize), BTreeSet<usize>>;
+
+/// What one thread did to a word.
+struct Write {
+    thread: usize,
+    /// The value the thread last left in the word.
+    last: Scalar,
+    /// Reorder points the thread had passed when it last wrote.
+    epoch: u32,
+    /// Made coherent across reorder points by a barrier of a recipe before
+    /// the thread's next reorder point.
+    published: bool,
+    /// Every write of the thread to the word was an atomic add.
+    atomic: bool,
+}
+
+struct Word {
+    current: Scalar,
+    writes: Vec<Write>,
+}
+
+struct Buffer {
+    name: String,
+    element: Element,
+    coherent: Scopes,
+    words: Vec<Word>,
+}
+
+pub struct Memory {
+    buffers: Vec<Buffer>,
+    profile: Profile,
+    /// Reorder points each thread has passed.
+    epochs: Vec<u32>,
+    /// Writers earlier runs found, which reads must already take into account.
+    known: Writers,
+    /// Reads that took the word as written by the reading thread alone:
+    /// (thread, buffer, word).
+    exact_reads: Vec<(usize, usize, usize)>,
+}
+
+/// The scalar type and component count of a buffer element type.
+pub fn element_of(t: &Type) -> Element {
+    match t {
+        Type::Vector(s, n) => Element {
+            scalar: *s,
+            components: *n,
+        },
+        Type::Scalar(s) => Element {
+            scalar: *s,
+            components: 1,
+        },
+        _ => Element {
+            scalar: ScalarType::Uint,
+            components: 1,
+        },
+    }
+}
+
+const OTHER_THREAD: &str =
+    "reads a word another thread of the dispatch writes, with nothing ordering the two";
+
+impl Memory {
+    pub fn new(
+        program: &Program,
+        init: &BTreeMap<String, Vec<u32>>,
+        profile: Profile,
+        threads: usize,
+        known: Writers,
+    ) -> Result<Memory, Fault> {
+        let mut buffers = Vec::new();
+        for decl in &program.buffers {
+            let element = element_of(&decl.element);
+            let words = init.get(&decl.name).cloned().unwrap_or_default();
+            if words.len() % element.components as usize != 0 {
+                return Err(Fault::new(
+                    FaultCode::Unsupported,
+                    format!(
+                        "buffer `{}`: {} words is not a whole number of {}-component elements",
+                        decl.name,
+                        words.len(),
+                        element.components
+                    ),
+                ));
+            }
+            buffers.push(Buffer {
+                name: decl.name.clone(),
+                element,
+                coherent: Scopes::declared(&decl.storage, profile),
+                words: words
+                    .into_iter()
+                    .map(|bits| Word {
+                        current: Scalar::new(element.scalar, bits),
+                        writes: Vec::new(),
+                    })
+                    .collect(),
+            });
+        }
+        Ok(Memory {
+            buffers,
+            profile,
+            epochs: vec![0; threads],
+            known,
+            exact_reads: Vec::new(),
+        })
+    }
+
+    fn range(&self, buffer: usize, index: &Scalar) -> Result<(usize, usize), Fault> {
+        let b = &self.buffers[buffer];
+        if let Some(why) = &index.unspecified {
+            return Err(Fault::new(
+                FaultCode::UnspecifiedControl,
+                format!(
+                    "buffer `{}` indexed with an unspecified value ({why})",
+                    b.name
+                ),
+            ));
+        }
+        let n = b.element.components as usize;
+        let i = index.bits as usize;
+        if index.ty == ScalarType::Int && (index.bits as i32) < 0 || i * n >= b.words.len() {
+            return Err(Fault::new(
+                FaultCode::Unsupported,
+                format!(
+                    "index {} is outside buffer `{}` of {} elements",
+                    index.bits as i32,
+                    b.name,
+                    b.words.len() / n
+                ),
+            ));
+        }
+        Ok((i * n, n))
+    }
+
+    /// Whether a word is written by no thread but `thread`, as far as this
+    /// run and earlier runs know; an exact read is recorded for the check
+    /// at the end of the dispatch.
+    fn alone(&mut self, thread: usize, buffer: usize, word: usize) -> bool {
+        let w = &self.buffers[buffer].words[word];
+        let here = w.writes.iter().all(|x| x.thread == thread);
+        let before = self
+            .known
+            .get(&(buffer, word))
+            .is_none_or(|s| s.iter().all(|t| *t == thread));
+        if here && before {
+            self.exact_reads.push((thread, buffer, word));
+        }
+        here && before
+    }
+
+    /// A non-atomic read of one word.
+    fn read_word(&mut self, thread: usize, buffer: usize, word: usize) -> Scalar {
+        let scalar = self.buffers[buffer].element.scalar;
+        if !self.alone(thread, buffer, word) {
+            return Scalar::unspecified(scalar, OTHER_THREAD);
+        }
+        let w = &self.buffers[buffer].words[word];
+        let stale = w
+            .writes
+            .iter()
+            .any(|x| x.epoch < self.epochs[thread] && !x.published);
+        if stale {
+            return Scalar::unspecified(scalar, coherence::unpublished_reason(self.profile));
+        }
+        w.current.clone()
+    }
+
+    /// Loads element `index` of a buffer.
+    pub fn load(&mut self, thread: usize, buffer: usize, index: &Scalar) -> Result<Value, Fault> {
+        let (start, n) = self.range(buffer, index)?;
+        let comps: Vec<Scalar> = (start..start + n)
+            .map(|w| self.read_word(thread, buffer, w))
+            .collect();
+        Ok(if n == 1 {
+            Value::Scalar(comps[0].clone())
+        } else {
+            Value::Vector(comps)
+        })
+    }
+
+    /// Records that `thread` left `value` in a word.
+    fn record(&mut self, thread: usize, buffer: usize, word: usize, value: Scalar, atomic: bool) {
+        let epoch = self.epochs[thread];
+        let w = &mut self.buffers[buffer].words[word];
+        let write = Write {
+            thread,
+            last: value.clone(),
+            epoch,
+            published: false,
+            atomic,
+        };
+        match w.writes.iter_mut().find(|x| x.thread == thread) {
+            Some(x) => {
+                *x = Write {
+                    atomic: x.atomic && atomic,
+                    ..write
+                }
+            }
+            None => w.writes.push(write),
+        }
+        w.current = value;
+    }
+
+    /// Stores `value` (already of the element type) as element `index`;
+    /// returns the words written, as `(word index, value)`.
+    pub fn store(
+        &mut self,
+        thread: usize,
+        buffer: usize,
+        index: &Scalar,
+        value: &Value,
+    ) -> Result<Vec<(usize, Scalar)>, Fault> {
+        let (start, n) = self.range(buffer, index)?;
+        let comps = value.components();
+        if comps.len() != n {
+            return Err(Fault::new(
+                FaultCode::Unsupported,
+                format!("storing {} components into elements of {n}", comps.len()),
+            ));
+        }
+        let mut written = Vec::with_capacity(n);
+        for (k, s) in comps.into_iter().enumerate() {
+            self.record(thread, buffer, start + k, s.clone(), false);
+            written.push((start + k, s));
+        }
+        Ok(written)
+    }
+
+    /// `InterlockedAdd` on a one-component element: returns the value
+    /// before the add, exact only when no other thread writes the word
+    /// (their atomics may come before or after), and the word written.
+    pub fn atomic_add(
+        &mut self,
+        thread: usize,
+        buffer: usize,
+        index: &Scalar,
+        delta: &Scalar,
+    ) -> Result<(Scalar, (usize, Scalar)), Fault> {
+        let (word, n) = self.range(buffer, index)?;
+        let scalar = self.buffers[buffer].element.scalar;
+        if n != 1 || !matches!(scalar, ScalarType::Uint | ScalarType::Int) {
+            return Err(Fault::new(
+                FaultCode::Unsupported,
+                "InterlockedAdd on an element that is not one int or uint",
+            ));
+        }
+        let alone = self.alone(thread, buffer, word);
+        let current = self.buffers[buffer].words[word].current.clone();
+        let original = if alone {
+            current.clone()
+        } else {
+            Scalar::unspecified(scalar, "the value before an atomic add on a word other threads also write: their writes may come before or after")
+        };
+        let sum = Scalar::new(scalar, current.bits.wrapping_add(delta.bits))
+            .taint_from(&[&current, delta]);
+        self.record(thread, buffer, word, sum.clone(), true);
+        Ok((original, (word, sum)))
+    }
+
+    /// A thread passes a reorder point.
+    pub fn reorder_point(&mut self, thread: usize) {
+        self.epochs[thread] += 1;
+    }
+
+    /// A barrier of a recipe: the thread's writes since its last reorder
+    /// point to buffers coherent in `scope` now cross reorder points.
+    pub fn barrier(&mut self, thread: usize, scope: Scope) {
+        let epoch = self.epochs[thread];
+        for b in &mut self.buffers {
+            if !b.coherent.contains(scope) {
+                continue;
+            }
+            for w in &mut b.words {
+                for x in &mut w.writes {
+                    if x.thread == thread && x.epoch == epoch {
+                        x.published = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Marks a word a thread wrote as unspecified: how many times the write
+    /// happened is up to the implementation, and it changes the result.
+    pub fn taint(&mut self, thread: usize, buffer: usize, word: usize, reason: &str) {
+        let w = &mut self.buffers[buffer].words[word];
+        let mark = |s: &mut Scalar| s.unspecified = Some(reason.into());
+        if let Some(x) = w.writes.iter_mut().find(|x| x.thread == thread) {
+            mark(&mut x.last);
+        }
+        mark(&mut w.current);
+    }
+
+    /// Adds the writers of this run to `all`.
+    pub fn writers_into(&self, all: &mut Writers) {
+        for (b, buffer) in self.buffers.iter().enumerate() {
+            for (i, w) in buffer.words.iter().enumerate() {
+                if !w.writes.is_empty() {
+                    all.entry((b, i))
+                        .or_default()
+                        .extend(w.writes.iter().map(|x| x.thread));
+                }
+            }
+        }
+    }
+
+    /// Whether a read of this run took a word as its reader's alone that
+    /// another thread writes in some run.
+    pub fn read_too_early(&self, all: &Writers) -> bool {
+        self.exact_reads
+            .iter()
+            .any(|(t, b, w)| all.get(&(*b, *w)).is_some_and(|s| s.iter().any(|x| x != t)))
+    }
+
+    /// The legal contents after one run.
+    pub fn legal(&self) -> BTreeMap<String, LegalBuffer> {
+        self.buffers
+            .iter()
+            .map(|b| {
+                let words = b.words.iter().map(word_legal).collect();
+                let first = b.words.iter().map(|w| w.current.bits).collect();
+                (
+                    b.name.clone(),
+                    LegalBuffer {
+                        element: b.element,
+                        words,
+                        first,
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// Adds this run's contents to the legal contents of earlier runs.
+    pub fn merge_into(&self, legal: &mut BTreeMap<String, LegalBuffer>) {
+        for b in &self.buffers {
+            let lb = legal.get_mut(&b.name).expect("same buffers every run");
+            for (l, w) in lb.words.iter_mut().zip(&b.words) {
+                match (word_legal(w), &mut *l) {
+                    (_, Legal::Unspecified(_)) => {}
+                    (u @ Legal::Unspecified(_), _) => *l = u,
+                    (Legal::Values(vs), _) => vs.into_iter().for_each(|v| l.add(v)),
+                }
+            }
+        }
+    }
+}
+
+fn observed(s: &Scalar) -> Result<Observed, String> {
+    match &s.unspecified {
+        Some(why) => Err(why.to_string()),
+        None => Ok(Observed {
+            bits: s.bits,
+            err: s.err,
+        }),
+    }
+}
+
+/// A word written by several threads holds one of their last writes; when
+/// every write was an atomic add, the sum of them all, whatever the order.
+fn word_legal(w: &Word) -> Legal {
+    let several = w.writes.len() > 1;
+    if several && w.writes.iter().any(|x| x.atomic) && !w.writes.iter().all(|x| x.atomic) {
+        return Legal::Unspecified(
+            "stores and atomics of different threads to one word, in no defined order".into(),
+        );
+    }
+    let candidates: Vec<&Scalar> = if several && !w.writes[0].atomic {
+        w.writes.iter().map(|x| &x.last).collect()
+    } else {
+        vec![&w.current]
+    };
+    let mut out = Legal::Values(Vec::new());
+    for s in candidates {
+        match observed(s) {
+            Ok(o) => out.add(o),
+            Err(why) => return Legal::Unspecified(why),
+        }
+    }
+    out
+}

@@ -1,0 +1,150 @@
+//! The static side of payload access qualifiers: a shader may read a
+//! payload field only if its stage has `read` access and write it only if
+//! its stage has `write` access. The proposal adds flows, not this rule; it
+//! is DXR's definition of the qualifiers, which the proposal builds on
+//! (`ser.paq.flow.caller_between_anyhit_and_shading`); the suite's reading,
+//! stated in the spec-map.
+//!
+//! Checked on the payload parameter of every any-hit, closest-hit and miss
+//! entry point whose type is a `[raypayload]` struct:
+//! - `p.f` (and `p.f.x`, `p.f[i]`) on the left of `=` writes `f`;
+//! - compound assignment and `++`/`--` read and write it;
+//! - any other `p.f` reads it;
+//! - assigning the whole payload writes every field.
+//!
+//! The caller's own variable is not checked: the qualifiers govern what flows
+//! into and out of a call (see the flow rules in the parent module), and the
+//! whole payload passed on (to a nested `TraceRay`, a function) is a copy
+//! whose fields the flow rules mask.
+
+use super::{PaqStage, PayloadAccess};
+use crate::outcome::{Fault, FaultCode};
+use crate::program::{Program, Stage};
+use ser_lang::ast::{Expr, ExprKind, FunctionDecl, Item, Type};
+use ser_lang::Span;
+use std::collections::HashSet;
+
+/// The first payload access violation in the program's entry points.
+pub fn check_program(program: &Program) -> Result<(), Fault> {
+    for item in &program.library.items {
+        let Item::Function(f) = item else { continue };
+        let stage = match f.stage().and_then(Stage::from_name) {
+            Some(Stage::AnyHit) => PaqStage::AnyHit,
+            Some(Stage::ClosestHit) => PaqStage::ClosestHit,
+            Some(Stage::Miss) => PaqStage::Miss,
+            _ => continue,
+        };
+        let Some(param) = f.params.first() else {
+            continue;
+        };
+        let Type::Struct(ty) = &param.ty else {
+            continue;
+        };
+        if let Some(access) = program.payload_access(ty) {
+            check_function(f, &param.name, access, stage)?;
+        }
+    }
+    Ok(())
+}
+
+/// One access of a payload field in a shader body.
+struct Access {
+    field: String,
+    write: bool,
+    span: Span,
+}
+
+fn check_function(
+    f: &FunctionDecl,
+    payload: &str,
+    access: &PayloadAccess,
+    stage: PaqStage,
+) -> Result<(), Fault> {
+    let mut found = Vec::new();
+    // Field nodes already counted as assignment targets.
+    let mut targets: HashSet<*const Expr> = HashSet::new();
+    ser_lang::visit::function_exprs(f, &mut |e| match &e.kind {
+        ExprKind::Assign(op, lhs, _) => {
+            if let Some(node) = field_node(lhs, payload) {
+                targets.insert(node as *const Expr);
+                push_field(&mut found, node, true);
+                if op.is_some() {
+                    push_field(&mut found, node, false);
+                }
+            } else if is_ident(lhs, payload) {
+                for (name, _) in &access.fields {
+                    found.push(Access {
+                        field: name.clone(),
+                        write: true,
+                        span: lhs.span,
+                    });
+                }
+            }
+        }
+        ExprKind::IncDec { target, .. } => {
+            if let Some(node) = field_node(target, payload) {
+                targets.insert(node as *const Expr);
+                push_field(&mut found, node, true);
+                push_field(&mut found, node, false);
+            }
+        }
+        ExprKind::Member(base, _) if is_ident(base, payload) => {
+            if !targets.contains(&(e as *const Expr)) {
+                push_field(&mut found, e, false);
+            }
+        }
+        _ => {}
+    });
+    for a in found {
+        let Some(q) = access.field(&a.field) else {
+            continue;
+        };
+        let (allowed, verb) = if a.write {
+            (q.writes(stage), "write")
+        } else {
+            (q.reads(stage), "read")
+        };
+        if !allowed {
+            let mut fault = Fault::new(
+                FaultCode::PayloadAccessViolation,
+                format!(
+                    "{} shader `{}` {verb}s payload field `{}`, which is not declared {verb}({})",
+                    stage.name(),
+                    f.name,
+                    a.field,
+                    stage.name()
+                ),
+            )
+            .clause("ser.paq.flow.caller_between_anyhit_and_shading");
+            fault.at = Some((f.name.clone(), a.span));
+            return Err(fault);
+        }
+    }
+    Ok(())
+}
+
+fn is_ident(e: &Expr, name: &str) -> bool {
+    matches!(&e.kind, ExprKind::Ident(n) if n == name)
+}
+
+/// The `payload.field` node at the root of a place such as `p.f.x` or
+/// `p.f[i]`.
+fn field_node<'e>(mut e: &'e Expr, payload: &str) -> Option<&'e Expr> {
+    loop {
+        match &e.kind {
+            ExprKind::Member(base, _) if is_ident(base, payload) => return Some(e),
+            ExprKind::Member(base, _) | ExprKind::Index(base, _) => e = base,
+            _ => return None,
+        }
+    }
+}
+
+fn push_field(found: &mut Vec<Access>, node: &Expr, write: bool) {
+    if let ExprKind::Member(_, field) = &node.kind {
+        found.push(Access {
+            field: field.clone(),
+            write,
+            span: node.span,
+        });
+    }
+}

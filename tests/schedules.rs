@@ -1,0 +1,126 @@
+//! Reorder points under adversarial schedules.
+//!
+//! The reference's legal outcomes must not depend on where a legal schedule
+//! puts the threads that arrive at reorder points: every runtime case is run
+//! under the default schedule and under ten adversarial ones (eight seeded
+//! shuffles, regroup, replace), and what each case's output words may hold
+//! must be the same (`ser.divergence.arriving_threads_removed_replaced_or_kept`,
+//! `ser.divergence.non_arriving_threads_do_not_migrate`). A difference is a
+//! bug in the reference (a guarantee it reports that the spec does not make,
+//! or the reverse). A schedule that also moves threads that did not arrive
+//! must be caught by the suite.
+
+use ser_harness::load::{load_dir, Case, Expected};
+use ser_harness::reference_backend::ReferenceBackend;
+use ser_harness::verdict::{judge, Verdict};
+use ser_reference::exec::schedule::Schedule;
+use ser_reference::{Legal, Outcome};
+
+fn adversarial() -> Vec<Schedule> {
+    let mut s: Vec<Schedule> = (1..=8).map(Schedule::Shuffle).collect();
+    s.push(Schedule::Regroup);
+    s.push(Schedule::Replace);
+    s
+}
+
+fn runtime_cases() -> Vec<Case> {
+    load_dir(&ser_tests::cases_dir())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|c| c.schedule.is_none() && !matches!(c.expect, Expected::Layout(_)))
+        .collect()
+}
+
+/// What the legal outcomes say, without the concrete first run and
+/// without the wording of reasons: per buffer, per word, the sorted legal
+/// values or "unspecified"; or the fault code.
+fn shape(case: &Case, backend: &ReferenceBackend) -> Result<String, String> {
+    use ser_harness::backend::Backend;
+    let exec = backend.run(case).map_err(|e| format!("{e:?}"))?;
+    let result = exec.legal.ok_or("the reference gave no legal outcomes")?;
+    Ok(match result.outcome {
+        Outcome::Fault(f) => format!("fault {}", f.code.name()),
+        Outcome::Completed(buffers) => buffers
+            .iter()
+            .map(|(name, b)| {
+                let words: Vec<String> = b
+                    .words
+                    .iter()
+                    .map(|w| match w {
+                        Legal::Unspecified(_) => "?".to_string(),
+                        Legal::Values(vs) => {
+                            let mut v: Vec<String> =
+                                vs.iter().map(|o| format!("{}±{}", o.bits, o.err)).collect();
+                            v.sort();
+                            v.join("|")
+                        }
+                    })
+                    .collect();
+                format!("{name}: [{}]", words.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    })
+}
+
+#[test]
+fn legal_outcomes_do_not_depend_on_the_schedule() {
+    let cases = runtime_cases();
+    let mut problems = Vec::new();
+    let mut runs = 0;
+    for case in &cases {
+        let profile = case.profiles[0];
+        let base = shape(case, &ReferenceBackend::new(profile));
+        for schedule in adversarial() {
+            runs += 1;
+            let backend = ReferenceBackend::new(profile).with_schedule(schedule);
+            let other = shape(case, &backend);
+            if other != base {
+                problems.push(format!(
+                    "{} [{profile}, {schedule}]:\n  default:  {base:?}\n  schedule: {other:?}",
+                    case.id
+                ));
+            }
+            let r = judge(case, &backend);
+            if r.verdict != Verdict::Pass {
+                problems.push(format!(
+                    "{} [{profile}, {schedule}]: {}: {}",
+                    case.id,
+                    r.verdict.name(),
+                    r.message
+                ));
+            }
+        }
+    }
+    println!("{} runtime cases, {runs} adversarial runs", cases.len());
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// The illegal schedule moves threads that never arrived at a reorder
+/// point; the cases that read such a thread's lane after a neighbour
+/// reordered must fail under it, and the reference under it must not pass
+/// the whole suite.
+#[test]
+fn a_schedule_that_migrates_non_arriving_threads_is_caught() {
+    let cases = runtime_cases();
+    let backend = ReferenceBackend::new(ser_reference::Profile::MaybeReorderThread0027)
+        .with_schedule(Schedule::IllegalMigrateAll);
+    let caught: Vec<&str> = cases
+        .iter()
+        .filter(|c| c.profiles.contains(&backend.options.profile))
+        .filter(|c| judge(c, &backend).verdict == Verdict::Fail)
+        .map(|c| c.id.as_str())
+        .collect();
+    println!("caught by: {caught:?}");
+    assert!(
+        caught
+            .iter()
+            .any(|id| id.contains("non_arriving") || id.contains("keeps_lane")),
+        "no case that checks non-arriving threads failed under illegal-migrate-all; failing: {caught:?}"
+    );
+}
