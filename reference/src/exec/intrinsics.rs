@@ -31,7 +31,6 @@ impl<'a> Thread<'a> {
                 }))
             }
             "MaybeReorderThread" | "ReorderThread" => self.maybe_reorder_thread(name, args).await,
-            "WaveGetLaneIndex" => Ok(self.shared.board.borrow().lane_index(self.id)),
             "WaveGetLaneCount" => Ok(Value::uint(self.w.dispatch.wave_size)),
             "Barrier" | "DeviceMemoryBarrier" => self.barrier(name, args).await,
             "InterlockedAdd" => self.interlocked_add(args).await,

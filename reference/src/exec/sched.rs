@@ -31,6 +31,15 @@ use super::schedule::{self, Rng};
 pub enum ReorderPoint {
     /// A transition into or out of a shader that a trace or call runs.
     ShaderTransition,
+    /// The call of `TraceRay` or `HitObject::TraceRay` itself, which may
+    /// reorder even when no shader runs: "Reordering at HitObject::TraceRay
+    /// ... is permitted" (`ser.reorder_point.hitobject_trace_invoke.reordering_permitted`),
+    /// and DXR's repacking points are at `TraceRay`
+    /// (`ser.reorder_point.dxr.repacking_points`). The list names only the
+    /// shader transitions; the suite reads the call as a possible reorder
+    /// point too, so that no case relies on a trace without shaders keeping
+    /// the thread in place.
+    Trace,
     /// `HitObject::Invoke`, also when no shader runs
     /// (`ser.reorder_point.list.hitobject_invoke_even_without_shader`).
     Invoke,
@@ -256,7 +265,10 @@ impl Board {
                             SyncOp::Reorder(_) => unreachable!("one position, one operation"),
                         })
                         .collect();
-                    let results = self.wave_result(wave, *op, &operands);
+                    let results = match op {
+                        WaveOp::LaneIndex => group.iter().map(|&t| self.lane_index(t)).collect(),
+                        _ => self.wave_result(wave, *op, &operands),
+                    };
                     for (&t, r) in group.iter().zip(results) {
                         self.responses[t] = Some(SyncResponse::Wave(r));
                     }
@@ -340,7 +352,7 @@ impl Board {
     /// `WaveGetLaneIndex`: a thread that never arrived at a reorder point
     /// keeps its lane (`ser.divergence.non_arriving_threads_do_not_migrate`);
     /// any other's lane is up to the implementation.
-    pub fn lane_index(&self, t: usize) -> Value {
+    fn lane_index(&self, t: usize) -> Value {
         let v = Value::uint(self.lanes.lane_of[t] as u32);
         if self.taint && self.arrived[t] {
             crate::value::unspecify(v, "the lane of a thread that arrived at a reorder point")

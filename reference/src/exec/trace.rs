@@ -264,6 +264,7 @@ impl<'a> Thread<'a> {
         ray: Ray,
         payload: Value,
     ) -> Ex<(HitObject, Value)> {
+        self.reorder_point(ReorderPoint::Trace).await;
         let w = self.w;
         let setup = traversal::candidates(
             w.scene,

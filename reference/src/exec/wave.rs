@@ -17,6 +17,10 @@ pub enum WaveOp {
     AllEqual,
     /// `WaveReadLaneFirst(x)`.
     ReadLaneFirst,
+    /// `WaveGetLaneIndex()`: a wave operation here so that it is evaluated
+    /// with its wave, after the lanes ahead of it in the program reached
+    /// their reorder points (see `Board::lane_index`).
+    LaneIndex,
 }
 
 impl WaveOp {
@@ -28,6 +32,7 @@ impl WaveOp {
             "WaveActiveSum" => WaveOp::Sum,
             "WaveActiveAllEqual" => WaveOp::AllEqual,
             "WaveReadLaneFirst" => WaveOp::ReadLaneFirst,
+            "WaveGetLaneIndex" => WaveOp::LaneIndex,
             _ => return None,
         })
     }
@@ -94,5 +99,9 @@ pub fn execute(op: WaveOp, operands: &[(usize, Value)], wave_size: usize) -> Vec
             all(Value::Scalar(with_taint(Scalar::boolean(eq))))
         }
         WaveOp::ReadLaneFirst => all(operands[0].1.clone()),
+        WaveOp::LaneIndex => operands
+            .iter()
+            .map(|(l, _)| Value::uint(*l as u32))
+            .collect(),
     }
 }
