@@ -227,3 +227,32 @@ fn duplicate_ids_are_errors() {
     let e = loaded[1].as_ref().unwrap_err();
     assert!(e.message.contains("already used"), "{e}");
 }
+
+#[test]
+fn payload_qualifiers_are_checked() {
+    let with_struct = |line: &'static str| {
+        variant(move |v| {
+            let lib = v["library"].as_array_mut().unwrap();
+            lib.insert(0, line.into());
+        })
+    };
+    let e = one_error(
+        "paq_missing",
+        &file_with(&[with_struct("struct [raypayload] P { uint a; };")]),
+    );
+    assert!(
+        e.message
+            .contains("field `a` of [raypayload] struct `P` has no payload access qualifiers"),
+        "{e}"
+    );
+    let e = one_error(
+        "paq_stage",
+        &file_with(&[with_struct(
+            "struct [raypayload] P { uint a : read(caller, intersection) : write(caller); };",
+        )]),
+    );
+    assert!(
+        e.message.contains("`intersection` in a payload access qualifier: expected caller, anyhit, closesthit or miss"),
+        "{e}"
+    );
+}

@@ -127,7 +127,10 @@ fn a_schedule_that_migrates_non_arriving_threads_is_caught() {
                 || *id == "reorder/divergence/my_func_any_schedule"
         })
         .collect();
-    assert!(must.len() >= 10, "the lane-keeping cases are missing: {must:?}");
+    assert!(
+        must.len() >= 10,
+        "the lane-keeping cases are missing: {must:?}"
+    );
     let missed: Vec<&&str> = must.iter().filter(|id| !caught.contains(id)).collect();
     assert!(
         missed.is_empty(),

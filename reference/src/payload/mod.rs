@@ -188,3 +188,85 @@ impl PayloadAccess {
         self.fields.iter().find(|(n, _)| n == name).map(|(_, a)| a)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Scalar;
+
+    fn access(read: &[PaqStage], write: &[PaqStage]) -> FieldAccess {
+        FieldAccess {
+            read: read.iter().fold(0, |m, s| m | s.bit()),
+            write: write.iter().fold(0, |m, s| m | s.bit()),
+        }
+    }
+
+    fn payload(values: &[u32]) -> Value {
+        Value::Struct {
+            name: "P".into(),
+            fields: values.iter().map(|v| Value::uint(*v)).collect(),
+        }
+    }
+
+    fn defined(v: &Value) -> Vec<bool> {
+        match v {
+            Value::Struct { fields, .. } => fields
+                .iter()
+                .map(|f| {
+                    matches!(
+                        f,
+                        Value::Scalar(Scalar {
+                            unspecified: None,
+                            ..
+                        })
+                    )
+                })
+                .collect(),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn the_two_extra_rules_of_the_proposal() {
+        use PaqStage::*;
+        let paq = PayloadAccess {
+            fields: vec![
+                ("a".into(), access(&[ClosestHit], &[AnyHit])),
+                ("b".into(), access(&[Miss], &[Caller])),
+                ("c".into(), access(&[Caller], &[Caller])),
+            ],
+        };
+        // At HitObject::TraceRay, read(closesthit) / read(miss) count as read(caller).
+        let mut v = payload(&[1, 2, 3]);
+        paq.leave_call(&mut v, true);
+        assert_eq!(defined(&v), [true, true, true]);
+        let mut v = payload(&[1, 2, 3]);
+        paq.leave_call(&mut v, false);
+        assert_eq!(defined(&v), [false, false, true]);
+        // At HitObject::Invoke, write(anyhit) counts as write(caller).
+        let mut v = payload(&[1, 2, 3]);
+        paq.enter_call(&mut v, true);
+        assert_eq!(defined(&v), [true, true, true]);
+        let mut v = payload(&[1, 2, 3]);
+        paq.enter_call(&mut v, false);
+        assert_eq!(defined(&v), [false, true, true]);
+    }
+
+    #[test]
+    fn a_stage_keeps_what_it_may_not_write() {
+        use PaqStage::*;
+        let paq = PayloadAccess {
+            fields: vec![
+                ("a".into(), access(&[ClosestHit], &[ClosestHit])),
+                ("b".into(), access(&[], &[ClosestHit])),
+                ("c".into(), access(&[ClosestHit], &[])),
+            ],
+        };
+        let before = payload(&[1, 2, 3]);
+        let mut inside = before.clone();
+        paq.enter_stage(&mut inside, ClosestHit);
+        assert_eq!(defined(&inside), [true, false, true]);
+        let after = paq.leave_stage(&before, payload(&[7, 8, 9]), ClosestHit);
+        assert_eq!(after, payload(&[7, 8, 3]));
+    }
+}

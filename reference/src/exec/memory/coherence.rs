@@ -103,3 +103,41 @@ pub fn unpublished_reason(profile: Profile) -> &'static str {
         "reads, across a reorder point, a word the thread wrote without making it coherent ([globallycoherent] and DeviceMemoryBarrier between the write and the reorder point)"
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_recipes_publish() {
+        let p = Profile::MaybeReorderThread0027;
+        assert_eq!(
+            barrier_scope("DeviceMemoryBarrier", &[], p),
+            Some(Scope::Global)
+        );
+        assert_eq!(
+            barrier_scope("Barrier", &[0x2, 0x8], p),
+            Some(Scope::Reorder)
+        );
+        assert_eq!(
+            barrier_scope("Barrier", &[0x2, 0x4], p),
+            None,
+            "device scope is not a recipe"
+        );
+        assert_eq!(
+            barrier_scope("Barrier", &[0x1, 0x8], p),
+            None,
+            "not UAV memory"
+        );
+        // The earlier revision has no reorder scope.
+        assert_eq!(
+            barrier_scope("Barrier", &[0x2, 0x8], Profile::ReorderThread0027),
+            None
+        );
+        let storage = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let both = Scopes::declared(&storage(&["globallycoherent", "reordercoherent"]), p);
+        assert!(both.contains(Scope::Global) && both.contains(Scope::Reorder));
+        let earlier = Scopes::declared(&storage(&["reordercoherent"]), Profile::ReorderThread0027);
+        assert!(!earlier.contains(Scope::Reorder));
+    }
+}
