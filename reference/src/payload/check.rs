@@ -88,10 +88,10 @@ fn check_function(
                 push_field(&mut found, node, false);
             }
         }
-        ExprKind::Member(base, _) if is_ident(base, payload) => {
-            if !targets.contains(&(e as *const Expr)) {
-                push_field(&mut found, e, false);
-            }
+        ExprKind::Member(base, _)
+            if is_ident(base, payload) && !targets.contains(&(e as *const Expr)) =>
+        {
+            push_field(&mut found, e, false);
         }
         _ => {}
     });
