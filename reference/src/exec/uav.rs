@@ -2,7 +2,7 @@
 //! coherent across reorder points, see [`super::memory::coherence`]) and
 //! atomic adds.
 
-use super::memory::coherence::barrier_scope;
+use super::memory::coherence::barrier_scopes;
 use super::place::Root;
 use super::thread::{fault, Ex, Thread};
 use crate::outcome::FaultCode;
@@ -30,10 +30,9 @@ impl<'a> Thread<'a> {
                 }
             }
         }
-        if let Some(scope) = barrier_scope(name, &flags, self.w.options.profile) {
-            if self.probe.is_none() {
-                self.shared.memory.borrow_mut().barrier(self.id, scope);
-            }
+        let scopes = barrier_scopes(name, &flags, self.w.options.profile);
+        if self.probe.is_none() {
+            self.shared.memory.borrow_mut().barrier(self.id, scopes);
         }
         Ok(Value::void())
     }

@@ -12,7 +12,8 @@
 //!   in the primary revision and Shader Model 6.9, which have the reorder
 //!   scope;
 //! - the buffer is `[globallycoherent]` and the writer issued
-//!   `DeviceMemoryBarrier` (`ser.memory.globallycoherent.uav_declared_globallycoherent`,
+//!   `DeviceMemoryBarrier`, which HLSL defines as
+//!   `Barrier(UAV_MEMORY, DEVICE_SCOPE)` (either spelling) (`ser.memory.globallycoherent.uav_declared_globallycoherent`,
 //!   `ser.memory.globallycoherent.device_memory_barrier_before_reorder_point`;
 //!   in the earlier revision the only recipe,
 //!   `ser_rt.memory.globallycoherent.required_for_cross_reorder_reads`).
@@ -20,7 +21,10 @@
 //!   dispatch indices; the suite reads it as sufficient within one dispatch
 //!   index too, the wider scope containing the narrower.
 //!
-//! Otherwise the value read is unspecified. Mixed recipes (a
+//! Otherwise the value read is unspecified; so is it when any write of the
+//! thread to the word before a reorder point it passed went without the
+//! recipe, even if the thread wrote the word again since (a store on one
+//! side, a read on the other, as the rule says). Mixed recipes (a
 //! `[reordercoherent]` buffer with `DeviceMemoryBarrier`, a
 //! `[globallycoherent]` buffer with a reorder-scope barrier) are not among
 //! the spec's steps, so the reference guarantees nothing for them. Atomic
@@ -73,26 +77,34 @@ impl Scopes {
     pub fn contains(self, scope: Scope) -> bool {
         self.0 & scope.bit() != 0
     }
+
+    /// Whether the two sets share a scope.
+    pub fn meets(self, other: Scopes) -> bool {
+        self.0 & other.0 != 0
+    }
 }
 
-/// The scope a barrier call publishes writes to, if it is one of the
-/// spec's recipes: `DeviceMemoryBarrier()`, or `Barrier` with `UAV_MEMORY`
-/// among its memory flags and `REORDER_SCOPE` among its semantic flags
-/// (`ser.memory.reorder_scope.semantic_flag_value`).
-pub fn barrier_scope(name: &str, args: &[u32], profile: Profile) -> Option<Scope> {
+/// The scopes a barrier call publishes writes in, for the spec's recipes:
+/// global for `DeviceMemoryBarrier()` or `Barrier` with `UAV_MEMORY` and
+/// `DEVICE_SCOPE`; reorder for `Barrier` with `UAV_MEMORY` and
+/// `REORDER_SCOPE` (`ser.memory.reorder_scope.semantic_flag_value`).
+pub fn barrier_scopes(name: &str, args: &[u32], profile: Profile) -> Scopes {
     use ser_lang::names::constant;
     let flag = |n| constant(n).expect("a known constant");
+    let mut s = Scopes::default();
     match (name, args) {
-        ("DeviceMemoryBarrier", []) => Some(Scope::Global),
-        ("Barrier", [memory, semantics])
-            if profile.has_reorder_scope()
-                && memory & flag("UAV_MEMORY") != 0
-                && semantics & flag("REORDER_SCOPE") != 0 =>
-        {
-            Some(Scope::Reorder)
+        ("DeviceMemoryBarrier", []) => s.add(Scope::Global),
+        ("Barrier", [memory, semantics]) if memory & flag("UAV_MEMORY") != 0 => {
+            if semantics & flag("DEVICE_SCOPE") != 0 {
+                s.add(Scope::Global);
+            }
+            if profile.has_reorder_scope() && semantics & flag("REORDER_SCOPE") != 0 {
+                s.add(Scope::Reorder);
+            }
         }
-        _ => None,
+        _ => {}
     }
+    s
 }
 
 /// Why a read across a reorder point is unspecified.
@@ -111,32 +123,40 @@ mod tests {
     #[test]
     fn only_the_recipes_publish() {
         let p = Profile::MaybeReorderThread0027;
+        let one = |scope| {
+            let mut s = Scopes::default();
+            s.add(scope);
+            s
+        };
+        let global = one(Scope::Global);
+        let reorder = one(Scope::Reorder);
+        assert_eq!(barrier_scopes("DeviceMemoryBarrier", &[], p), global);
         assert_eq!(
-            barrier_scope("DeviceMemoryBarrier", &[], p),
-            Some(Scope::Global)
+            barrier_scopes("Barrier", &[0x2, 0x4], p),
+            global,
+            "HLSL's DeviceMemoryBarrier"
+        );
+        assert_eq!(barrier_scopes("Barrier", &[0x2, 0x8], p), reorder);
+        let both = barrier_scopes("Barrier", &[0x2, 0xC], p);
+        assert!(both.contains(Scope::Global) && both.contains(Scope::Reorder));
+        assert_eq!(
+            barrier_scopes("Barrier", &[0x2, 0x2], p),
+            Scopes::default(),
+            "group scope"
         );
         assert_eq!(
-            barrier_scope("Barrier", &[0x2, 0x8], p),
-            Some(Scope::Reorder)
-        );
-        assert_eq!(
-            barrier_scope("Barrier", &[0x2, 0x4], p),
-            None,
-            "device scope is not a recipe"
-        );
-        assert_eq!(
-            barrier_scope("Barrier", &[0x1, 0x8], p),
-            None,
+            barrier_scopes("Barrier", &[0x1, 0x8], p),
+            Scopes::default(),
             "not UAV memory"
         );
         // The earlier revision has no reorder scope.
         assert_eq!(
-            barrier_scope("Barrier", &[0x2, 0x8], Profile::ReorderThread0027),
-            None
+            barrier_scopes("Barrier", &[0x2, 0x8], Profile::ReorderThread0027),
+            Scopes::default()
         );
         let storage = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        let both = Scopes::declared(&storage(&["globallycoherent", "reordercoherent"]), p);
-        assert!(both.contains(Scope::Global) && both.contains(Scope::Reorder));
+        let declared = Scopes::declared(&storage(&["globallycoherent", "reordercoherent"]), p);
+        assert!(declared.contains(Scope::Global) && declared.contains(Scope::Reorder));
         let earlier = Scopes::declared(&storage(&["reordercoherent"]), Profile::ReorderThread0027);
         assert!(!earlier.contains(Scope::Reorder));
     }

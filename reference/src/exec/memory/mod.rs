@@ -16,7 +16,7 @@ use crate::outcome::{Element, Fault, FaultCode, Legal, LegalBuffer, Observed};
 use crate::profile::Profile;
 use crate::program::Program;
 use crate::value::{Scalar, Value};
-use coherence::{Scope, Scopes};
+use coherence::Scopes;
 use ser_lang::ast::{ScalarType, Type};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,11 +28,11 @@ struct Write {
     thread: usize,
     /// The value the thread last left in the word.
     last: Scalar,
-    /// Reorder points the thread had passed when it last wrote.
-    epoch: u32,
-    /// Made coherent across reorder points by a barrier of a recipe before
-    /// the thread's next reorder point.
-    published: bool,
+    /// For each of the thread's writes to the word not yet made coherent
+    /// by a barrier of a recipe: the reorder points the thread had passed
+    /// when it wrote. A write stays here once the thread passes a reorder
+    /// point without such a barrier, even if it writes the word again.
+    unpublished: Vec<u32>,
     /// Every write of the thread to the word was an atomic add.
     atomic: bool,
 }
@@ -180,7 +180,7 @@ impl Memory {
         let stale = w
             .writes
             .iter()
-            .any(|x| x.epoch < self.epochs[thread] && !x.published);
+            .any(|x| x.unpublished.iter().any(|e| *e < self.epochs[thread]));
         if stale {
             return Scalar::unspecified(scalar, coherence::unpublished_reason(self.profile));
         }
@@ -204,21 +204,20 @@ impl Memory {
     fn record(&mut self, thread: usize, buffer: usize, word: usize, value: Scalar, atomic: bool) {
         let epoch = self.epochs[thread];
         let w = &mut self.buffers[buffer].words[word];
-        let write = Write {
-            thread,
-            last: value.clone(),
-            epoch,
-            published: false,
-            atomic,
-        };
         match w.writes.iter_mut().find(|x| x.thread == thread) {
             Some(x) => {
-                *x = Write {
-                    atomic: x.atomic && atomic,
-                    ..write
+                x.last = value.clone();
+                x.atomic &= atomic;
+                if !x.unpublished.contains(&epoch) {
+                    x.unpublished.push(epoch);
                 }
             }
-            None => w.writes.push(write),
+            None => w.writes.push(Write {
+                thread,
+                last: value.clone(),
+                unpublished: vec![epoch],
+                atomic,
+            }),
         }
         w.current = value;
     }
@@ -284,18 +283,19 @@ impl Memory {
         self.epochs[thread] += 1;
     }
 
-    /// A barrier of a recipe: the thread's writes since its last reorder
-    /// point to buffers coherent in `scope` now cross reorder points.
-    pub fn barrier(&mut self, thread: usize, scope: Scope) {
+    /// A barrier: the thread's writes since its last reorder point to
+    /// buffers coherent in one of the scopes it reaches now cross reorder
+    /// points.
+    pub fn barrier(&mut self, thread: usize, scopes: Scopes) {
         let epoch = self.epochs[thread];
         for b in &mut self.buffers {
-            if !b.coherent.contains(scope) {
+            if !b.coherent.meets(scopes) {
                 continue;
             }
             for w in &mut b.words {
                 for x in &mut w.writes {
-                    if x.thread == thread && x.epoch == epoch {
-                        x.published = true;
+                    if x.thread == thread {
+                        x.unpublished.retain(|e| *e != epoch);
                     }
                 }
             }
