@@ -13,9 +13,10 @@
 //! - assigning the whole payload writes every field.
 //!
 //! The caller's own variable is not checked: the qualifiers govern what flows
-//! into and out of a call (see the flow rules in the parent module), and the
-//! whole payload passed on (to a nested `TraceRay`, a function) is a copy
-//! whose fields the flow rules mask.
+//! into and out of a call (see the flow rules in the parent module). Nor are
+//! helper functions or whole-payload copies: inside a stage, fields it may
+//! not read hold no defined value, and what it may not write is restored
+//! when it returns, so they cannot observe or change what they must not.
 
 use super::{PaqStage, PayloadAccess};
 use crate::outcome::{Fault, FaultCode};

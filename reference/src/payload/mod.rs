@@ -15,7 +15,9 @@
 //! - a stage may read a field only with `read(stage)`, write it only with
 //!   `write(stage)`;
 //! - a stage without `write(stage)` leaves the field as it was;
-//! - a stage with `write` but without `read` receives an undefined value;
+//! - a stage with `write` but without `read` receives an undefined value
+//!   (the reference gives every field a stage may not read an undefined
+//!   value inside it, which no legal program can tell apart);
 //! - the caller passes in only `write(caller)` fields and gets back only
 //!   `read(caller)` fields.
 //!
@@ -159,13 +161,15 @@ impl PayloadAccess {
         );
     }
 
-    /// Into a shader: a field it may write but not read holds no defined
-    /// value.
+    /// Into a shader: a field it may not read holds no defined value in
+    /// it (for a field it may write, DXR's rule; for one it may not touch,
+    /// so that no copy or helper function can observe it: `leave_stage`
+    /// restores it).
     pub fn enter_stage(&self, v: &mut Value, s: PaqStage) {
         self.mask(
             v,
-            |a| !a.writes(s) || a.reads(s),
-            "a payload field a stage may write but not read arrives undefined",
+            |a| a.reads(s),
+            "a payload field a stage may not read has no defined value in it",
         );
     }
 
@@ -266,6 +270,16 @@ mod tests {
         let mut inside = before.clone();
         paq.enter_stage(&mut inside, ClosestHit);
         assert_eq!(defined(&inside), [true, false, true]);
+        let mut untouched = payload(&[1]);
+        let none = PayloadAccess {
+            fields: vec![("a".into(), access(&[Caller], &[Caller]))],
+        };
+        none.enter_stage(&mut untouched, ClosestHit);
+        assert_eq!(defined(&untouched), [false]);
+        assert_eq!(
+            none.leave_stage(&payload(&[1]), untouched, ClosestHit),
+            payload(&[1])
+        );
         let after = paq.leave_stage(&before, payload(&[7, 8, 9]), ClosestHit);
         assert_eq!(after, payload(&[7, 8, 3]));
     }
