@@ -12,6 +12,10 @@ pub enum Output {
     /// The backend found that the program's behaviour is undefined (only
     /// a backend with `undefined_behaviour_diagnosis` can): the fault code.
     Undefined { code: String, message: String },
+    /// The backend's compiler rejected the program or warned about it (a
+    /// backend with `validation` reports them with the suite's codes; one
+    /// without reports only errors, and the verdict then shows them).
+    Diagnostics(Vec<ser_reference::validate::Diagnostic>),
     /// For a layout case (capability `sbt_layout`): the layout of the case's
     /// shader table, or why it has none.
     Layout(Result<ser_reference::sbt::layout::Layout, ser_reference::sbt::layout::LayoutError>),

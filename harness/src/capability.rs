@@ -15,6 +15,7 @@ pub const CAPABILITIES: &[(&str, &str)] = &[
     ("callable_shaders", "`CallShader` and callable shaders"),
     ("wave_operations", "wave intrinsics (`WaveActiveBallot`, ...)"),
     ("opacity_micromaps", "opacity micromaps on triangle geometries"),
+    ("validation", "reporting the validator's diagnostics by the suite's codes (negative cases)"),
     ("schedule_control", "choosing the schedule at reorder points (cases that pin one)"),
     ("sbt_layout", "computing how an API lays out a shader table (layout cases)"),
     (

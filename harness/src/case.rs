@@ -105,6 +105,14 @@ pub struct Pipeline {
     /// Pipeline flags: `skip_triangles`, `skip_procedural_primitives`.
     #[serde(default)]
     pub flags: Vec<PipelineFlag>,
+    /// `MaxAttributeSizeInBytes` of the shader config (default 32, D3D12's
+    /// largest).
+    #[serde(default = "default_attribute_size")]
+    pub max_attribute_size: u32,
+}
+
+fn default_attribute_size() -> u32 {
+    32
 }
 
 impl Default for Pipeline {
@@ -112,6 +120,7 @@ impl Default for Pipeline {
         Pipeline {
             max_recursion_depth: default_depth(),
             flags: Vec::new(),
+            max_attribute_size: default_attribute_size(),
         }
     }
 }
@@ -164,12 +173,26 @@ pub enum ExpectSpec {
     /// behaviour is undefined: the code the reference reports (see
     /// `ser_reference::FaultCode`).
     Undefined(String),
+    /// A negative (or control) case: the diagnostics a validator must
+    /// report for the library, by code and severity; `[]` for a valid
+    /// program. Nothing runs.
+    Diagnostics(Vec<DiagnosticExpectSpec>),
     /// How an API lays out the case's shader table (no shaders run).
     Layout(LayoutExpectSpec),
     /// The case's shader table cannot be laid out by an API: the error code
     /// (`argument_not_allowed`, `stride_exceeds_maximum`,
     /// `stride_misaligned`, `stride_too_small`) and the API.
     LayoutError { api: Api, code: String },
+}
+
+/// One expected diagnostic.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiagnosticExpectSpec {
+    /// The stable code (see `ser_reference::validate::DiagCode`).
+    pub code: String,
+    /// `error` or `warning`.
+    pub severity: String,
 }
 
 /// Expected facts of a layout: only those given are checked.

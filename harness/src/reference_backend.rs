@@ -6,6 +6,7 @@ use crate::load::{Case, Expected};
 use ser_reference::exec::schedule::Schedule;
 use ser_reference::program::Program;
 use ser_reference::sbt::layout;
+use ser_reference::validate::{has_errors, validate};
 use ser_reference::{Outcome, Profile, RunOptions};
 use std::collections::BTreeMap;
 
@@ -56,6 +57,15 @@ impl Backend for ReferenceBackend {
         let library = self.options.profile.adapt(&case.library);
         let program =
             Program::new(library).map_err(|e| BackendError::Failed(format!("library: {e}")))?;
+        // Compile first: a negative case stops here, and so does any
+        // program with errors; warnings do not stop a run.
+        let diagnostics = validate(&program, self.options.profile, &case.limits);
+        if matches!(case.expect, Expected::Diagnostics(_)) || has_errors(&diagnostics) {
+            return Ok(Execution {
+                output: Output::Diagnostics(diagnostics),
+                legal: None,
+            });
+        }
         // A case that pins a schedule shows what that schedule does: its
         // results are then concrete, not unspecified.
         let options = match case.schedule {

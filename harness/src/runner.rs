@@ -73,7 +73,8 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
             Ok(case) => {
                 let backend = config.backend.clone();
                 let case = Arc::new(case);
-                trials.push(Trial::ignorable_test(case.id.clone(), move || {
+                let kind = case.kind();
+                let trial = Trial::ignorable_test(case.id.clone(), move || {
                     let r = judge(&case, backend.as_ref());
                     let outcome = match r.verdict {
                         Verdict::Pass => Ok(Completion::Completed),
@@ -87,7 +88,11 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
                     };
                     record(r);
                     outcome
-                }));
+                });
+                trials.push(match kind {
+                    "runtime" => trial,
+                    other => trial.with_kind(other),
+                });
             }
             Err(e) => {
                 let r = load_error_result(&e);

@@ -139,6 +139,29 @@ fn compare(case: &Case, exec: &Execution) -> CaseResult {
         r.choices = legal.choices.clone();
     }
     match (&case.expect, &exec.output) {
+        (Expected::Diagnostics(expect), Output::Diagnostics(actual)) => {
+            problems.extend(crate::expect::diagnostics::check(expect, actual))
+        }
+        (Expected::Diagnostics(expect), _) => problems.push(format!(
+            "the backend accepted the program; the case expects {}",
+            if expect.is_empty() {
+                "no diagnostics".to_string()
+            } else {
+                expect
+                    .iter()
+                    .map(|e| format!("{} `{}`", e.severity.name(), e.code.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        )),
+        (_, Output::Diagnostics(actual)) => problems.push(format!(
+            "the backend rejected the program: {}",
+            actual
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )),
         (Expected::Layout(expect), Output::Layout(actual)) => {
             r.mismatches
                 .extend(crate::expect::layout::check(expect, actual));

@@ -19,6 +19,9 @@ pub enum Item {
     Struct(StructDecl),
     Resource(ResourceDecl),
     CBuffer(CBufferDecl),
+    /// `groupshared T name;`: a library may declare it; ray tracing stages
+    /// cannot use it.
+    GroupShared(GroupSharedDecl),
     Function(FunctionDecl),
 }
 
@@ -28,6 +31,7 @@ impl Item {
             Item::Struct(s) => &s.name,
             Item::Resource(r) => &r.name,
             Item::CBuffer(c) => &c.name,
+            Item::GroupShared(g) => &g.name,
             Item::Function(f) => &f.name,
         }
     }
@@ -81,6 +85,14 @@ pub struct ResourceDecl {
     pub kind: ResourceKind,
     pub name: String,
     pub register: Option<Register>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupSharedDecl {
+    /// The declared type (an array type for `name[N]`).
+    pub ty: Type,
+    pub name: String,
     pub span: Span,
 }
 

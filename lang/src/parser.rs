@@ -183,6 +183,14 @@ impl Parser {
         if self.is_ident("cbuffer") {
             return self.cbuffer(span).map(Item::CBuffer);
         }
+        if self.is_ident("groupshared") {
+            self.bump();
+            let ty = self.ty()?;
+            let name = self.ident()?;
+            let ty = self.array_suffix(ty)?;
+            self.expect_punct(";")?;
+            return Ok(Item::GroupShared(GroupSharedDecl { ty, name, span }));
+        }
         let mut storage = Vec::new();
         while self.is_ident("globallycoherent") || self.is_ident("reordercoherent") {
             storage.push(self.ident()?);

@@ -105,6 +105,22 @@ impl Printer {
                 self.fields(&c.fields);
                 self.out.push_str("};\n");
             }
+            Item::GroupShared(g) => {
+                self.out.push_str("groupshared ");
+                let (elem, len) = match &g.ty {
+                    Type::Array(t, n) => (&**t, Some(*n)),
+                    t => (t, None),
+                };
+                self.ty(elem);
+                let _ = write!(self.out, " {}", g.name);
+                if let Some(n) = len {
+                    let _ = write!(self.out, "[{n}]");
+                }
+                self.out.push_str(
+                    ";
+",
+                );
+            }
             Item::Function(f) => {
                 self.attributes(&f.attributes);
                 self.ty(&f.return_type);

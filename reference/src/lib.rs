@@ -24,6 +24,7 @@ pub mod ray_query;
 pub mod sbt;
 pub mod scene;
 pub mod traversal;
+pub mod validate;
 pub mod value;
 
 pub use exec::{run, Dispatch, RunOptions};

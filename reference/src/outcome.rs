@@ -25,8 +25,6 @@ pub enum FaultCode {
     CallableRecordOutOfRange,
     /// The payload type passed to a call differs from the invoked shader's.
     PayloadTypeMismatch,
-    /// A shader reads or writes a payload field its stage has no access to.
-    PayloadAccessViolation,
     /// `GetAttributes` or an invoked shader's attribute type differs from the
     /// committed attributes' type.
     AttributeTypeMismatch,
@@ -59,7 +57,6 @@ impl FaultCode {
             FaultCode::MissRecordOutOfRange => "miss_record_out_of_range",
             FaultCode::CallableRecordOutOfRange => "callable_record_out_of_range",
             FaultCode::PayloadTypeMismatch => "payload_type_mismatch",
-            FaultCode::PayloadAccessViolation => "payload_access_violation",
             FaultCode::AttributeTypeMismatch => "attribute_type_mismatch",
             FaultCode::MisalignedRootConstantOffset => "misaligned_root_constant_offset",
             FaultCode::InvalidStage => "invalid_stage",
@@ -72,13 +69,12 @@ impl FaultCode {
         }
     }
 
-    pub const ALL: [FaultCode; 15] = [
+    pub const ALL: [FaultCode; 14] = [
         FaultCode::RecursionDepthExceeded,
         FaultCode::HitGroupRecordOutOfRange,
         FaultCode::MissRecordOutOfRange,
         FaultCode::CallableRecordOutOfRange,
         FaultCode::PayloadTypeMismatch,
-        FaultCode::PayloadAccessViolation,
         FaultCode::AttributeTypeMismatch,
         FaultCode::MisalignedRootConstantOffset,
         FaultCode::InvalidStage,

@@ -71,6 +71,12 @@ impl Profile {
         }
     }
 
+    /// The HLSL forms (both proposal revisions and Shader Model 6.9), as
+    /// opposed to the Vulkan extensions.
+    pub fn is_hlsl(self) -> bool {
+        !matches!(self, Profile::VulkanNv | Profile::VulkanExt)
+    }
+
     /// Whether the reorder coherence scope exists: `[reordercoherent]` and
     /// `REORDER_SCOPE` (`ser.memory.reorder_scope.new_scope_same_dispatch_index`)
     /// are in the later revision and Shader Model 6.9, not in the earlier

@@ -137,6 +137,7 @@ impl Program {
                 Item::Struct(s) => (s.span, &s.name),
                 Item::Resource(r) => (r.span, &r.name),
                 Item::CBuffer(c) => (c.span, &c.name),
+                Item::GroupShared(g) => (g.span, &g.name),
                 Item::Function(f) => (f.span, &f.name),
             };
             if !seen.insert(name.clone())
@@ -173,8 +174,10 @@ impl Program {
                 }
                 Item::Resource(r) => match &r.kind {
                     ResourceKind::RwStructuredBuffer(t) => {
-                        if !matches!(t, Type::Scalar(s) | Type::Vector(s, _) if *s != ScalarType::Bool)
-                        {
+                        // A buffer of HitObject is the validator's to
+                        // diagnose (`ser.hit_object.type.storage_restrictions`).
+                        let numeric = matches!(t, Type::Scalar(s) | Type::Vector(s, _) if *s != ScalarType::Bool);
+                        if !numeric && !program.holds_hit_object(t) {
                             return Err(err(
                                 r.span,
                                 None,
@@ -191,6 +194,9 @@ impl Program {
                         program.acceleration_structures.push(r.name.clone())
                     }
                 },
+                // Declared, never usable by a ray tracing stage: the
+                // validator rules on what it holds.
+                Item::GroupShared(_) => {}
                 Item::CBuffer(c) => {
                     if !program.local_constants.is_empty() {
                         return Err(err(
@@ -244,6 +250,20 @@ impl Program {
             }
         }
         Ok(program)
+    }
+
+    /// Whether a value of the type holds a `HitObject` (itself, or in a
+    /// field or element).
+    pub fn holds_hit_object(&self, t: &Type) -> bool {
+        match t {
+            Type::HitObject => true,
+            Type::Array(e, _) => self.holds_hit_object(e),
+            Type::Struct(n) => self
+                .structs
+                .get(n)
+                .is_some_and(|fields| fields.iter().any(|(_, t)| self.holds_hit_object(t))),
+            _ => false,
+        }
     }
 
     pub fn function(&self, name: &str) -> Option<&FunctionDecl> {
@@ -439,8 +459,17 @@ impl NameCheck<'_> {
                     || p.buffers.iter().any(|b| &b.name == n)
                     || p.acceleration_structures.contains(n)
                     || p.local_constants.iter().any(|(c, ..)| c == n);
+                let group_shared = p
+                    .library
+                    .items
+                    .iter()
+                    .any(|i| matches!(i, Item::GroupShared(g) if &g.name == n));
                 if known {
                     Ok(())
+                } else if group_shared {
+                    fail(format!(
+                        "`{n}` is groupshared memory, which ray tracing shaders cannot use"
+                    ))
                 } else {
                     fail(format!("`{n}` is not declared"))
                 }

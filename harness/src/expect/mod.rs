@@ -2,6 +2,7 @@
 //! checked against a backend's words, and checked against the reference's
 //! legal outcomes.
 
+pub mod diagnostics;
 pub mod layout;
 
 use ser_lang::ast::ScalarType;

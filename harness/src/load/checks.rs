@@ -330,8 +330,8 @@ pub(super) fn check_buffers(
             }
             Expected::Buffers(out)
         }
-        ExpectSpec::Layout(_) | ExpectSpec::LayoutError { .. } => {
-            unreachable!("layout cases return earlier")
+        ExpectSpec::Layout(_) | ExpectSpec::LayoutError { .. } | ExpectSpec::Diagnostics(_) => {
+            unreachable!("layout and negative cases are loaded apart")
         }
     };
     Ok((init, expected))
@@ -381,4 +381,39 @@ fn check_micromap(geom: &ser_reference::scene::Geometry, path: &str) -> Check<()
         }
     }
     Ok(())
+}
+
+/// The diagnostics a negative case expects: known codes, each with the
+/// severity the code has.
+pub(super) fn diagnostics_expectation(
+    list: &[crate::case::DiagnosticExpectSpec],
+    at: &dyn Fn(&str) -> String,
+) -> Check<Vec<super::ExpectedDiagnostic>> {
+    use ser_reference::validate::{DiagCode, Severity};
+    let mut out = Vec::new();
+    for (i, d) in list.iter().enumerate() {
+        let Some(code) = DiagCode::from_name(&d.code) else {
+            let known: Vec<&str> = DiagCode::ALL.iter().map(|c| c.name()).collect();
+            return Err((
+                at(&format!("expect.diagnostics[{i}].code")),
+                format!("`{}`: expected one of {}", d.code, known.join(", ")),
+            ));
+        };
+        let Some(severity) = Severity::from_name(&d.severity) else {
+            return Err((
+                at(&format!("expect.diagnostics[{i}].severity")),
+                format!("`{}`: expected error or warning", d.severity),
+            ));
+        };
+        if severity != code.severity() {
+            return Err((
+                at(&format!("expect.diagnostics[{i}].severity")),
+                format!("`{}` is always {}", d.code, code.severity().name()),
+            ));
+        }
+        out.push(super::ExpectedDiagnostic { code, severity });
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
 }

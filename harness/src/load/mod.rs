@@ -7,7 +7,7 @@ mod checks;
 use checks::*;
 
 use crate::capability;
-use crate::case::{CaseFile, CaseSpec};
+use crate::case::{CaseFile, CaseSpec, DispatchSpec, ExpectSpec};
 use crate::expect::layout::LayoutExpect;
 use crate::expect::BufferExpect;
 use ser_lang::Library;
@@ -15,6 +15,7 @@ use ser_reference::outcome::FaultCode;
 use ser_reference::program::Program;
 use ser_reference::sbt::ShaderTable;
 use ser_reference::scene::Scene;
+use ser_reference::validate::{DiagCode, Limits, Severity};
 use ser_reference::{Dispatch, Profile};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -40,13 +41,36 @@ pub struct Case {
     pub source: String,
     pub library: Library,
     pub dispatch: Dispatch,
+    /// Pipeline settings the validator reads.
+    pub limits: Limits,
     pub expect: Expected,
+}
+
+impl Case {
+    /// What kind of case it is: `negative` (it expects diagnostics; nothing
+    /// runs), `layout` (no shaders) or `runtime`.
+    pub fn kind(&self) -> &'static str {
+        match self.expect {
+            Expected::Diagnostics(_) => "negative",
+            Expected::Layout(_) => "layout",
+            Expected::Buffers(_) | Expected::Undefined(_) => "runtime",
+        }
+    }
+}
+
+/// A diagnostic a negative case expects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ExpectedDiagnostic {
+    pub code: DiagCode,
+    pub severity: Severity,
 }
 
 #[derive(Clone, Debug)]
 pub enum Expected {
     Buffers(BTreeMap<String, BufferExpect>),
     Undefined(FaultCode),
+    /// A negative or control case: exactly these diagnostics (as a set).
+    Diagnostics(Vec<ExpectedDiagnostic>),
     /// A layout case: no shaders run.
     Layout(LayoutExpect),
 }
@@ -250,18 +274,29 @@ fn load_case(
     if let Some(layout) = layout_expectation(&spec, &at).map_err(|(p, m)| error(p, m))? {
         return Ok(layout_case(file, prefix, &spec, layout));
     }
-    let (Some(source), Some(dispatch)) = (&spec.library, &spec.dispatch) else {
-        let missing = if spec.library.is_none() {
-            "library"
-        } else {
-            "dispatch"
-        };
+    // A negative case only compiles its library: it needs no dispatch.
+    let negative = matches!(spec.expect, ExpectSpec::Diagnostics(_));
+    let Some(source) = &spec.library else {
         return Err(error(
-            at(missing),
-            format!("a case that runs shaders needs `{missing}`"),
+            at("library"),
+            "a case with shaders needs `library`".into(),
         ));
     };
-    check_dispatch(dispatch, &at).map_err(|(p, m)| error(p, m))?;
+    let dispatch = match &spec.dispatch {
+        Some(d) => d.clone(),
+        None if negative => DispatchSpec {
+            raygen: String::new(),
+            size: [1, 1, 1],
+            wave_size: 32,
+        },
+        None => {
+            return Err(error(
+                at("dispatch"),
+                "a case that runs shaders needs `dispatch`".into(),
+            ))
+        }
+    };
+    check_dispatch(&dispatch, &at).map_err(|(p, m)| error(p, m))?;
     let source = source.text();
     let library = parse_library(&spec, &source, &at).map_err(|(p, m)| error(p, m))?;
     let program = Program::new(library.clone()).map_err(|e| {
@@ -269,7 +304,15 @@ fn load_case(
         error(p, m)
     })?;
     check_shader_table(&spec, &program, &at).map_err(|(p, m)| error(p, m))?;
-    let (buffers, expected) = check_buffers(&spec, &program, &at).map_err(|(p, m)| error(p, m))?;
+    let (buffers, expected) = match &spec.expect {
+        ExpectSpec::Diagnostics(list) => (
+            BTreeMap::new(),
+            Expected::Diagnostics(
+                diagnostics_expectation(list, &at).map_err(|(p, m)| error(p, m))?,
+            ),
+        ),
+        _ => check_buffers(&spec, &program, &at).map_err(|(p, m)| error(p, m))?,
+    };
     let schedule = match &spec.schedule {
         None => None,
         Some(s) => Some(s.parse().map_err(|m: String| error(at("schedule"), m))?),
@@ -295,6 +338,9 @@ fn load_case(
     }
     if matches!(expected, Expected::Undefined(_)) {
         need("undefined_behaviour_diagnosis");
+    }
+    if negative {
+        need("validation");
     }
     if schedule.is_some() {
         need("schedule_control");
@@ -324,6 +370,9 @@ fn load_case(
                 .fold(0, |acc, f| acc | f.ray_flag()),
             buffers,
         },
+        limits: Limits {
+            max_attribute_size: spec.pipeline.max_attribute_size,
+        },
         expect: expected,
     })
 }
@@ -351,6 +400,7 @@ fn layout_case(file: &Path, prefix: &str, spec: &CaseSpec, layout: LayoutExpect)
             pipeline_flags: 0,
             buffers: BTreeMap::new(),
         },
+        limits: Limits::default(),
         expect: Expected::Layout(layout),
     }
 }

@@ -228,7 +228,6 @@ fn check_dispatch(w: &World) -> Result<(), Fault> {
             return unsupported(format!("no contents given for buffer `{}`", b.name));
         }
     }
-    crate::payload::check_program(w.program)?;
     Memory::new(
         w.program,
         &w.dispatch.buffers,

@@ -22,12 +22,10 @@
 //!   `read(caller)` fields.
 //!
 //! A value that is not guaranteed is unspecified, and so is whatever is
-//! computed from it.
-
-mod check;
+//! computed from it. Accesses a stage may not make are diagnosed by
+//! `crate::validate`.
 
 use crate::value::{unspecify, Value};
-pub use check::check_program;
 use ser_lang::ast::{AccessKind, StructDecl};
 
 /// A stage as payload qualifiers name it.

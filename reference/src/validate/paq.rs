@@ -5,7 +5,7 @@
 //! (`ser.paq.flow.caller_between_anyhit_and_shading`); the suite's reading,
 //! stated in the spec-map.
 //!
-//! Checked on the payload parameter of every any-hit, closest-hit and miss
+//! A violation is the error `payload_access`. Checked on the payload parameter of every any-hit, closest-hit and miss
 //! entry point whose type is a `[raypayload]` struct:
 //! - `p.f` (and `p.f.x`, `p.f[i]`) on the left of `=` writes `f`;
 //! - compound assignment and `++`/`--` read and write it;
@@ -13,20 +13,21 @@
 //! - assigning the whole payload writes every field.
 //!
 //! The caller's own variable is not checked: the qualifiers govern what flows
-//! into and out of a call (see the flow rules in the parent module). Nor are
+//! into and out of a call (see the flow rules in `crate::payload`). Nor are
 //! helper functions or whole-payload copies: inside a stage, fields it may
 //! not read hold no defined value, and what it may not write is restored
 //! when it returns, so they cannot observe or change what they must not.
 
-use super::{PaqStage, PayloadAccess};
-use crate::outcome::{Fault, FaultCode};
-use crate::program::{Program, Stage};
+use super::{DiagCode, Validator};
+use crate::payload::{PaqStage, PayloadAccess};
+use crate::program::Stage;
 use ser_lang::ast::{Expr, ExprKind, FunctionDecl, Item, Type};
 use ser_lang::Span;
 use std::collections::HashSet;
 
-/// The first payload access violation in the program's entry points.
-pub fn check_program(program: &Program) -> Result<(), Fault> {
+/// Every payload access violation in the program's entry points.
+pub fn check(v: &mut Validator) {
+    let program = v.program;
     for item in &program.library.items {
         let Item::Function(f) = item else { continue };
         let stage = match f.stage().and_then(Stage::from_name) {
@@ -42,10 +43,9 @@ pub fn check_program(program: &Program) -> Result<(), Fault> {
             continue;
         };
         if let Some(access) = program.payload_access(ty) {
-            check_function(f, &param.name, access, stage)?;
+            check_function(v, f, &param.name, access, stage);
         }
     }
-    Ok(())
 }
 
 /// One access of a payload field in a shader body.
@@ -56,11 +56,12 @@ struct Access {
 }
 
 fn check_function(
+    v: &mut Validator,
     f: &FunctionDecl,
     payload: &str,
     access: &PayloadAccess,
     stage: PaqStage,
-) -> Result<(), Fault> {
+) {
     let mut found = Vec::new();
     // Field nodes already counted as assignment targets.
     let mut targets: HashSet<*const Expr> = HashSet::new();
@@ -106,8 +107,11 @@ fn check_function(
             (q.reads(stage), "read")
         };
         if !allowed {
-            let mut fault = Fault::new(
-                FaultCode::PayloadAccessViolation,
+            v.report(
+                DiagCode::PayloadAccess,
+                "ser.paq.flow.caller_between_anyhit_and_shading",
+                &f.name,
+                a.span,
                 format!(
                     "{} shader `{}` {verb}s payload field `{}`, which is not declared {verb}({})",
                     stage.name(),
@@ -115,13 +119,9 @@ fn check_function(
                     a.field,
                     stage.name()
                 ),
-            )
-            .clause("ser.paq.flow.caller_between_anyhit_and_shading");
-            fault.at = Some((f.name.clone(), a.span));
-            return Err(fault);
+            );
         }
     }
-    Ok(())
 }
 
 fn is_ident(e: &Expr, name: &str) -> bool {

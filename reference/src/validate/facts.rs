@@ -1,0 +1,158 @@
+//! What the rules need to know about one function: the declared type of
+//! each name, the `const` locals with constant values, and the variables
+//! that are declared without a value and never given one (an operand
+//! naming one is undefined, which the DXIL section rejects where it says
+//! "Validate that ... is not undef").
+
+use super::constant;
+use crate::program::Program;
+use ser_lang::ast::*;
+use ser_lang::Span;
+use std::collections::{HashMap, HashSet};
+
+pub struct Facts {
+    pub types: HashMap<String, Type>,
+    /// Every local declaration: name, type, where.
+    pub decls: Vec<(String, Type, Span)>,
+    pub consts: HashMap<String, u32>,
+    pub undefined: HashSet<String>,
+}
+
+impl Facts {
+    pub fn of(program: &Program, f: &FunctionDecl) -> Facts {
+        let mut facts = Facts {
+            types: f
+                .params
+                .iter()
+                .map(|p| (p.name.clone(), p.ty.clone()))
+                .collect(),
+            decls: Vec::new(),
+            consts: HashMap::new(),
+            undefined: HashSet::new(),
+        };
+        facts.block(&f.body);
+        let mut assigned = HashSet::new();
+        ser_lang::visit::function_exprs(f, &mut |e| {
+            for target in written_by(program, e) {
+                if let Some(root) = root_name(target) {
+                    assigned.insert(root.to_string());
+                }
+            }
+        });
+        facts.undefined.retain(|n| !assigned.contains(n));
+        facts
+    }
+
+    fn block(&mut self, b: &Block) {
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Block(b) => self.block(b),
+            StmtKind::Decl(d) => {
+                for dc in &d.declarators {
+                    let ty = match dc.array_len {
+                        Some(n) => Type::Array(Box::new(d.ty.clone()), n),
+                        None => d.ty.clone(),
+                    };
+                    self.types.insert(dc.name.clone(), ty.clone());
+                    self.decls.push((dc.name.clone(), ty, s.span));
+                    match &dc.init {
+                        None => {
+                            self.undefined.insert(dc.name.clone());
+                        }
+                        Some(init) if d.is_const => {
+                            if let Some(v) = constant::eval(init, &self.consts) {
+                                self.consts.insert(dc.name.clone(), v);
+                            }
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+            StmtKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                self.stmt(then_branch);
+                if let Some(e) = else_branch {
+                    self.stmt(e);
+                }
+            }
+            StmtKind::For { init, body, .. } => {
+                if let Some(i) = init {
+                    self.stmt(i);
+                }
+                self.stmt(body);
+            }
+            StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => self.stmt(body),
+            StmtKind::Expr(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Return(_) => {}
+        }
+    }
+
+    /// The value of an operand, if it is constant.
+    pub fn constant(&self, e: &Expr) -> Option<u32> {
+        constant::eval(e, &self.consts)
+    }
+
+    /// Whether an operand is a variable that never holds a value.
+    pub fn is_undefined(&self, e: &Expr) -> bool {
+        matches!(&e.kind, ExprKind::Ident(n) if self.undefined.contains(n))
+    }
+
+    /// The declared type of an operand that names a variable.
+    pub fn type_of(&self, e: &Expr) -> Option<&Type> {
+        match &e.kind {
+            ExprKind::Ident(n) => self.types.get(n),
+            _ => None,
+        }
+    }
+}
+
+/// The variable at the root of a place (`p`, `p.f`, `a[i].x`).
+pub fn root_name(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Ident(n) => Some(n),
+        ExprKind::Member(b, _) | ExprKind::Index(b, _) => root_name(b),
+        _ => None,
+    }
+}
+
+/// The places an expression writes: assignment targets, `out`/`inout`
+/// arguments of functions, payloads and call parameters of the calls that
+/// take them inout, `InterlockedAdd`'s original value, and the receivers of
+/// methods (some of which change them).
+fn written_by<'e>(program: &Program, e: &'e Expr) -> Vec<&'e Expr> {
+    match &e.kind {
+        ExprKind::Assign(_, lhs, _) => vec![lhs],
+        ExprKind::IncDec { target, .. } => vec![target],
+        ExprKind::MethodCall { receiver, .. } => vec![receiver],
+        ExprKind::Call { name, args } => match name.as_str() {
+            "TraceRay" => args.get(7).into_iter().collect(),
+            "CallShader" => args.get(1).into_iter().collect(),
+            "InterlockedAdd" => args.get(2).into_iter().collect(),
+            _ => match program.function(name) {
+                Some(f) => f
+                    .params
+                    .iter()
+                    .zip(args)
+                    .filter(|(p, _)| matches!(p.mode, ParamMode::Out | ParamMode::InOut))
+                    .map(|(_, a)| a)
+                    .collect(),
+                None => Vec::new(),
+            },
+        },
+        ExprKind::StaticCall {
+            ty, method, args, ..
+        } if ty == "HitObject" => match method.as_str() {
+            "TraceRay" => args.get(7).into_iter().collect(),
+            "Invoke" => args.get(1).into_iter().collect(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}

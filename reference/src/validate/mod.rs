@@ -1,0 +1,253 @@
+//! Static validation: what a compiler must reject (errors) or point out
+//! (warnings) before anything runs, each diagnostic with a stable code and
+//! the clause it enforces. The WebAssembly test suite's `assert_invalid`
+//! scripts are the model: a negative case names the codes it expects.
+//!
+//! Rules, one module each: [`stages`] (where HitObject and
+//! MaybeReorderThread may be used), [`storage`] (where a HitObject may not
+//! live), [`operands`] (constant and undefined operands the DXIL section
+//! checks, operand kinds and attribute sizes), [`paq`] (payload access
+//! qualifiers). Which rules apply, and as errors or warnings, follows the
+//! profile: the DXIL section's warnings are in both proposal revisions and
+//! absent from Shader Model 6.9.
+
+mod constant;
+mod facts;
+mod operands;
+mod paq;
+mod stages;
+mod storage;
+
+use crate::profile::Profile;
+use crate::program::Program;
+use ser_lang::Span;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Severity> {
+        match s {
+            "error" => Some(Severity::Error),
+            "warning" => Some(Severity::Warning),
+            _ => None,
+        }
+    }
+}
+
+macro_rules! codes {
+    ($($code:ident = $name:literal, $severity:ident, $what:literal;)*) => {
+        /// A diagnostic's stable code.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum DiagCode {
+            $(#[doc = $what] $code,)*
+        }
+
+        impl DiagCode {
+            pub const ALL: &'static [DiagCode] = &[$(DiagCode::$code,)*];
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(DiagCode::$code => $name,)*
+                }
+            }
+
+            /// Errors make a program invalid; warnings do not.
+            pub fn severity(self) -> Severity {
+                match self {
+                    $(DiagCode::$code => Severity::$severity,)*
+                }
+            }
+
+            /// What the code means, for people.
+            pub fn meaning(self) -> &'static str {
+                match self {
+                    $(DiagCode::$code => $what,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    HitObjectStage = "hit_object_stage", Error,
+        "HitObject or one of its functions in a stage other than raygeneration, closesthit or miss";
+    ReorderStage = "reorder_stage", Error,
+        "MaybeReorderThread (ReorderThread) in a stage other than raygeneration";
+    HitObjectStorage = "hit_object_storage", Error,
+        "a HitObject in a buffer, groupshared memory, a ray payload or intersection attributes";
+    RootConstantOffset = "root_constant_offset", Error,
+        "a constant LoadLocalRootTableConstant offset that is not a multiple of 4";
+    AttributeSize = "attribute_size", Error,
+        "an attribute type larger than the pipeline's maximum attribute size";
+    AttributeType = "attribute_type", Error,
+        "an attribute type that is not a user-defined struct";
+    PayloadType = "payload_type", Error,
+        "a payload that is not a user-defined struct";
+    PayloadNotVariable = "payload_not_variable", Error,
+        "a payload operand that is not a variable (it is passed inout)";
+    AccelerationStructureOperand = "acceleration_structure_operand", Error,
+        "HitObject::TraceRay's first operand is not an acceleration structure";
+    RayQueryOperand = "ray_query_operand", Error,
+        "HitObject::FromRayQuery's first operand is not a RayQuery";
+    UndefinedOperand = "undefined_operand", Error,
+        "a coherence hint, hint bit count, record index or root constant offset that is never defined";
+    ReorderCoherentResource = "reordercoherent_resource", Error,
+        "[reordercoherent] on a resource that is not a UAV";
+    PayloadAccess = "payload_access", Error,
+        "a shader reads or writes a payload field its stage has no access to";
+    InstanceMaskBits = "instance_mask_bits", Warning,
+        "a constant instance inclusion mask with bits above the lowest 8";
+    RayContributionBits = "ray_contribution_bits", Warning,
+        "a constant ray contribution to the hit group index with bits above the lowest 4";
+    GeometryMultiplierBits = "geometry_multiplier_bits", Warning,
+        "a constant geometry contribution multiplier with bits above the lowest 4";
+    MissIndexBits = "miss_index_bits", Warning,
+        "a constant miss shader index with bits above the lowest 16";
+    HintBits = "hint_bits", Warning,
+        "a constant coherence hint bit count over 32";
+    RayFlagsCombination = "ray_flags_combination", Warning,
+        "a constant ray flag combination the traversal rules call invalid";
+}
+
+impl DiagCode {
+    pub fn from_name(s: &str) -> Option<DiagCode> {
+        DiagCode::ALL.iter().copied().find(|c| c.name() == s)
+    }
+
+    /// Whether the profile has the rule. The warnings come from the DXIL
+    /// section of the proposal, which Shader Model 6.9 dropped; the
+    /// Vulkan extensions are checked for the stage and storage rules only.
+    fn applies(self, profile: Profile) -> bool {
+        use DiagCode::*;
+        match self {
+            HitObjectStage | ReorderStage | HitObjectStorage => true,
+            ReorderCoherentResource => profile.has_reorder_scope(),
+            _ if self.severity() == Severity::Warning => matches!(
+                profile,
+                Profile::MaybeReorderThread0027 | Profile::ReorderThread0027
+            ),
+            _ => profile.is_hlsl(),
+        }
+    }
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    #[serde(with = "code_name")]
+    pub code: DiagCode,
+    pub severity: Severity,
+    /// The clause the rule enforces.
+    pub clause: String,
+    pub message: String,
+    /// Where: the function or declaration, and the position.
+    pub within: String,
+    pub span: Span,
+}
+
+mod code_name {
+    use super::DiagCode;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(c: &DiagCode, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(c.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DiagCode, D::Error> {
+        let s = String::deserialize(d)?;
+        DiagCode::from_name(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown code `{s}`")))
+    }
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} at {} (in `{}`): {} [{}]",
+            self.severity.name(),
+            self.code.name(),
+            self.span,
+            self.within,
+            self.message,
+            self.clause
+        )
+    }
+}
+
+/// Pipeline settings the rules read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// `MaxAttributeSizeInBytes` of the pipeline's shader config.
+    pub max_attribute_size: u32,
+}
+
+impl Default for Limits {
+    /// D3D12's largest attribute size, 32 bytes.
+    fn default() -> Self {
+        Limits {
+            max_attribute_size: 32,
+        }
+    }
+}
+
+/// The diagnostics of a program under a profile, in source order.
+pub fn validate(program: &Program, profile: Profile, limits: &Limits) -> Vec<Diagnostic> {
+    let mut v = Validator {
+        program,
+        profile,
+        limits,
+        out: Vec::new(),
+    };
+    stages::check(&mut v);
+    storage::check(&mut v);
+    operands::check(&mut v);
+    paq::check(&mut v);
+    v.out.sort_by_key(|d| (d.span.line, d.span.column, d.code));
+    // One finding per code and place, however many entry points reach it.
+    v.out.dedup_by(|a, b| {
+        (a.code, &a.within, a.span.line, a.span.column)
+            == (b.code, &b.within, b.span.line, b.span.column)
+    });
+    v.out
+}
+
+/// Whether any diagnostic is an error.
+pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics.iter().any(|d| d.severity == Severity::Error)
+}
+
+struct Validator<'p> {
+    program: &'p Program,
+    profile: Profile,
+    limits: &'p Limits,
+    out: Vec<Diagnostic>,
+}
+
+impl Validator<'_> {
+    fn report(&mut self, code: DiagCode, clause: &str, within: &str, span: Span, message: String) {
+        if code.applies(self.profile) {
+            self.out.push(Diagnostic {
+                code,
+                severity: code.severity(),
+                clause: clause.to_string(),
+                message,
+                within: within.to_string(),
+                span,
+            });
+        }
+    }
+}

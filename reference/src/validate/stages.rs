@@ -1,0 +1,116 @@
+//! Where HitObject and MaybeReorderThread may be used: "The HitObject type
+//! and related functions are available only in the following shader
+//! stages: raygeneration, closesthit, miss"
+//! (`ser.hit_object.stages.raygen_closesthit_miss_only`); "MaybeReorderThread
+//! is available only in shaders of type raygeneration"
+//! (`ser.maybe_reorder_thread.stage.raygen_only`). A helper function is
+//! checked for every stage whose entry points reach it through calls;
+//! a function no entry point reaches belongs to no stage.
+
+use super::facts::Facts;
+use super::{DiagCode, Validator};
+use crate::program::Stage;
+use ser_lang::ast::{ExprKind, FunctionDecl, Item};
+use std::collections::HashSet;
+
+const HIT_CLAUSE: &str = "ser.hit_object.stages.raygen_closesthit_miss_only";
+const REORDER_CLAUSE: &str = "ser.maybe_reorder_thread.stage.raygen_only";
+
+pub fn check(v: &mut Validator) {
+    let program = v.program;
+    let mut seen = HashSet::new();
+    for item in &program.library.items {
+        let Item::Function(f) = item else { continue };
+        if let Some(stage) = f.stage().and_then(Stage::from_name) {
+            visit(v, f, stage, &f.name, &mut seen);
+        }
+    }
+}
+
+/// Checks `f` as part of `entry`'s stage, then the functions it calls.
+fn visit<'p>(
+    v: &mut Validator<'p>,
+    f: &'p FunctionDecl,
+    stage: Stage,
+    entry: &str,
+    seen: &mut HashSet<(String, Stage)>,
+) {
+    if !seen.insert((f.name.clone(), stage)) {
+        return;
+    }
+    check_function(v, f, stage, entry);
+    let mut callees = Vec::new();
+    ser_lang::visit::function_exprs(f, &mut |e| {
+        if let ExprKind::Call { name, .. } = &e.kind {
+            callees.push(name.clone());
+        }
+    });
+    for name in callees {
+        if let Some(g) = v.program.function(&name) {
+            visit(v, g, stage, entry, seen);
+        }
+    }
+}
+
+fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str) {
+    let program = v.program;
+    let place = if f.name == entry {
+        format!("the {} shader `{entry}`", stage.name())
+    } else {
+        format!(
+            "`{}`, which the {} shader `{entry}` calls",
+            f.name,
+            stage.name()
+        )
+    };
+    if !matches!(
+        stage,
+        Stage::RayGeneration | Stage::ClosestHit | Stage::Miss
+    ) {
+        let holds = |t: &ser_lang::ast::Type| program.holds_hit_object(t);
+        let mut uses = Vec::new();
+        if holds(&f.return_type) || f.params.iter().any(|p| holds(&p.ty)) {
+            uses.push((f.span, "a HitObject parameter or result".to_string()));
+        }
+        for (name, ty, span) in Facts::of(program, f).decls {
+            if holds(&ty) {
+                uses.push((span, format!("the HitObject variable `{name}`")));
+            }
+        }
+        ser_lang::visit::function_exprs(f, &mut |e| {
+            if let ExprKind::StaticCall { ty, method, .. } = &e.kind {
+                if ty == "HitObject" {
+                    uses.push((e.span, format!("`HitObject::{method}`")));
+                }
+            }
+        });
+        for (span, what) in uses {
+            v.report(
+                DiagCode::HitObjectStage,
+                HIT_CLAUSE,
+                &f.name,
+                span,
+                format!("{what} in {place}: HitObject is available only in raygeneration, closesthit and miss shaders"),
+            );
+        }
+    }
+    if stage != Stage::RayGeneration {
+        let mut calls = Vec::new();
+        ser_lang::visit::function_exprs(f, &mut |e| {
+            if let ExprKind::Call { name, .. } = &e.kind {
+                if name == "MaybeReorderThread" || name == "ReorderThread" {
+                    calls.push((e.span, name.clone()));
+                }
+            }
+        });
+        for (span, name) in calls {
+            v.report(
+                DiagCode::ReorderStage,
+                REORDER_CLAUSE,
+                &f.name,
+                span,
+                format!("`{name}` in {place}: it is available only in raygeneration shaders"),
+            );
+        }
+    }
+}

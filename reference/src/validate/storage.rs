@@ -1,0 +1,123 @@
+//! Where a HitObject may not live. The primary text: "HitObject cannot be
+//! stored in memory buffers, in groupshared memory, in ray payloads, or in
+//! intersection attributes" (`ser.hit_object.type.storage_restrictions`).
+//! The earlier revision names fewer places: "HitObject cannot be stored in
+//! structured buffers. Ray payload structs must not have members of
+//! HitObject type" (`ser_rt.hit_object.type.storage_restrictions_structured_buffers_payload_structs`),
+//! so under it groupshared memory and attributes are not diagnosed.
+
+use super::facts::Facts;
+use super::{DiagCode, Validator};
+use crate::profile::Profile;
+use crate::program::Stage;
+use ser_lang::ast::{ExprKind, Item, ResourceKind, Type};
+
+pub fn check(v: &mut Validator) {
+    let program = v.program;
+    let earlier = v.profile == Profile::ReorderThread0027;
+    let clause = if earlier {
+        "ser_rt.hit_object.type.storage_restrictions_structured_buffers_payload_structs"
+    } else {
+        "ser.hit_object.type.storage_restrictions"
+    };
+    let mut payloads: Vec<Type> = Vec::new();
+    let mut attributes: Vec<Type> = Vec::new();
+    for item in &program.library.items {
+        match item {
+            Item::Resource(r) => {
+                if let ResourceKind::RwStructuredBuffer(t) = &r.kind {
+                    if program.holds_hit_object(t) {
+                        v.report(
+                            DiagCode::HitObjectStorage,
+                            clause,
+                            &r.name,
+                            r.span,
+                            format!("buffer `{}` holds HitObject elements", r.name),
+                        );
+                    }
+                }
+            }
+            Item::GroupShared(g) if !earlier && program.holds_hit_object(&g.ty) => v.report(
+                DiagCode::HitObjectStorage,
+                clause,
+                &g.name,
+                g.span,
+                format!("groupshared `{}` holds a HitObject", g.name),
+            ),
+            Item::Struct(s) if program.payload_access(&s.name).is_some() => {
+                payloads.push(Type::Struct(s.name.clone()));
+            }
+            Item::Function(f) => {
+                let stage = f.stage().and_then(Stage::from_name);
+                let param = |i: usize| f.params.get(i).map(|p| p.ty.clone());
+                if matches!(stage, Some(Stage::AnyHit | Stage::ClosestHit | Stage::Miss)) {
+                    payloads.extend(param(0));
+                }
+                if matches!(stage, Some(Stage::AnyHit | Stage::ClosestHit)) {
+                    attributes.extend(param(1));
+                }
+                let facts = Facts::of(program, f);
+                let ty =
+                    |e: Option<&ser_lang::ast::Expr>| e.and_then(|e| facts.type_of(e)).cloned();
+                ser_lang::visit::function_exprs(f, &mut |e| match &e.kind {
+                    ExprKind::Call { name, args } if name == "TraceRay" => {
+                        payloads.extend(ty(args.get(7)))
+                    }
+                    ExprKind::Call { name, args } if name == "ReportHit" => {
+                        attributes.extend(ty(args.get(2)))
+                    }
+                    ExprKind::StaticCall {
+                        ty: t,
+                        method,
+                        args,
+                        ..
+                    } if t == "HitObject" => match method.as_str() {
+                        "TraceRay" => payloads.extend(ty(args.get(7))),
+                        "Invoke" => payloads.extend(ty(args.get(1))),
+                        "FromRayQuery" => attributes.extend(ty(args.get(1))),
+                        _ => {}
+                    },
+                    ExprKind::MethodCall {
+                        method,
+                        template: Some(t),
+                        ..
+                    } if method == "GetAttributes" => {
+                        attributes.push(t.clone());
+                    }
+                    _ => {}
+                });
+            }
+            _ => {}
+        }
+    }
+    let report = |v: &mut Validator, t: &Type, what: &str| {
+        let Type::Struct(name) = t else { return };
+        if !program.holds_hit_object(t) {
+            return;
+        }
+        let span = program
+            .library
+            .items
+            .iter()
+            .find_map(|i| match i {
+                Item::Struct(s) if &s.name == name => Some(s.span),
+                _ => None,
+            })
+            .unwrap_or_default();
+        v.report(
+            DiagCode::HitObjectStorage,
+            clause,
+            name,
+            span,
+            format!("struct `{name}`, used as {what}, holds a HitObject"),
+        );
+    };
+    for t in &payloads {
+        report(v, t, "a ray payload");
+    }
+    if !earlier {
+        for t in &attributes {
+            report(v, t, "intersection attributes");
+        }
+    }
+}
