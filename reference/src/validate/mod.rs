@@ -251,3 +251,73 @@ impl Validator<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(src: &str, profile: Profile) -> Vec<&'static str> {
+        let lib = ser_lang::parser::parse(src).expect("parses");
+        let program = Program::new(lib).expect("names resolve");
+        validate(&program, profile, &Limits::default())
+            .iter()
+            .map(|d| d.code.name())
+            .collect()
+    }
+
+    const HELPER: &str = r#"
+        struct P { uint v; };
+        uint Helper() { HitObject h; MaybeReorderThread(0, 0); return h.GetRayFlags(); }
+        uint Unused() { HitObject h; return h.GetRayFlags(); }
+    "#;
+
+    #[test]
+    fn helpers_take_the_stages_that_reach_them() {
+        let p = Profile::MaybeReorderThread0027;
+        let raygen =
+            format!("{HELPER}[shader(\"raygeneration\")] void RG() {{ uint x = Helper(); }}");
+        assert_eq!(codes(&raygen, p), Vec::<&str>::new());
+        let miss = format!("{HELPER}[shader(\"miss\")] void M(inout P p) {{ p.v = Helper(); }}");
+        assert_eq!(codes(&miss, p), ["reorder_stage"]);
+        let callable =
+            format!("{HELPER}[shader(\"callable\")] void C(inout P p) {{ p.v = Helper(); }}");
+        assert_eq!(codes(&callable, p), ["hit_object_stage", "reorder_stage"]);
+    }
+
+    #[test]
+    fn undefined_only_when_never_assigned() {
+        let p = Profile::MaybeReorderThread0027;
+        let src = |body: &str| format!("[shader(\"raygeneration\")] void RG() {{ {body} }}");
+        assert_eq!(
+            codes(&src("uint h; MaybeReorderThread(h, 4);"), p),
+            ["undefined_operand"]
+        );
+        assert!(codes(
+            &src("uint h; if (DispatchRaysIndex().x > 0) h = 1; MaybeReorderThread(h, 4);"),
+            p
+        )
+        .is_empty());
+        assert!(codes(&src("uint h = 3; MaybeReorderThread(h, 4);"), p).is_empty());
+    }
+
+    #[test]
+    fn warnings_follow_the_profile() {
+        let src = "[shader(\"raygeneration\")] void RG() { const uint B = 40; MaybeReorderThread(1, B); }";
+        assert_eq!(codes(src, Profile::MaybeReorderThread0027), ["hint_bits"]);
+        assert_eq!(codes(src, Profile::ReorderThread0027), ["hint_bits"]);
+        assert!(codes(src, Profile::Sm69).is_empty());
+    }
+
+    #[test]
+    fn storage_follows_the_revision() {
+        let src = "groupshared HitObject G; RWStructuredBuffer<HitObject> B : register(u0);";
+        assert_eq!(
+            codes(src, Profile::MaybeReorderThread0027),
+            ["hit_object_storage", "hit_object_storage"]
+        );
+        assert_eq!(
+            codes(src, Profile::ReorderThread0027),
+            ["hit_object_storage"]
+        );
+    }
+}
