@@ -35,8 +35,23 @@ pub struct Execution {
 pub enum BackendError {
     /// The backend cannot run this case (a feature it lacks), with the reason.
     NotSupported(String),
-    /// The backend rejected or failed on the case.
+    /// The backend rejected or failed on the case, or answered nonsense.
     Failed(String),
+    /// The backend did not answer within the per-case time limit.
+    Timeout(String),
+    /// The backend crashed (a process that died, an in-process panic).
+    Crashed(String),
+}
+
+impl std::fmt::Display for BackendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BackendError::NotSupported(m) => write!(f, "not supported: {m}"),
+            BackendError::Failed(m) => write!(f, "{m}"),
+            BackendError::Timeout(m) => write!(f, "timeout: {m}"),
+            BackendError::Crashed(m) => write!(f, "crash: {m}"),
+        }
+    }
 }
 
 /// An implementation the suite can check.
@@ -48,4 +63,9 @@ pub trait Backend: Send + Sync {
     fn capabilities(&self) -> Vec<String>;
     /// Runs a case to its output buffers.
     fn run(&self, case: &Case) -> Result<Execution, BackendError>;
+    /// Whether the backend enforces the per-case time limit itself (a
+    /// process it can kill); otherwise the runner watches the call.
+    fn enforces_timeout(&self) -> bool {
+        false
+    }
 }

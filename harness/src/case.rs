@@ -75,7 +75,7 @@ impl Source {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DispatchSpec {
     /// The raygeneration entry point.
@@ -96,7 +96,7 @@ fn default_wave_size() -> u32 {
     32
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pipeline {
     /// `MaxTraceRecursionDepth` (default 1).

@@ -6,10 +6,13 @@
 //! `ser-reference`.
 
 pub mod backend;
+pub mod baseline;
 pub mod capability;
 pub mod case;
 pub mod expect;
+pub mod junit;
 pub mod load;
+pub mod protocol;
 pub mod reference_backend;
 pub mod report;
 pub mod runner;

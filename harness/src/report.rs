@@ -66,6 +66,10 @@ impl Report {
             "fail": s.fail,
             "not_supported": s.not_supported,
             "error": s.error,
+            "timeout": s.timeout,
+            "crash": s.crash,
+            "expected_fail": s.expected_fail,
+            "unexpected_pass": s.unexpected_pass,
             "total": s.total(),
         }));
     }
@@ -78,24 +82,69 @@ pub struct Summary {
     pub fail: usize,
     pub not_supported: usize,
     pub error: usize,
+    pub timeout: usize,
+    pub crash: usize,
+    pub expected_fail: usize,
+    pub unexpected_pass: usize,
 }
 
 impl Summary {
-    pub fn add(&mut self, v: Verdict) {
+    fn slot(&mut self, v: Verdict) -> &mut usize {
         match v {
-            Verdict::Pass => self.pass += 1,
-            Verdict::Fail => self.fail += 1,
-            Verdict::NotSupported => self.not_supported += 1,
-            Verdict::Error => self.error += 1,
+            Verdict::Pass => &mut self.pass,
+            Verdict::Fail => &mut self.fail,
+            Verdict::NotSupported => &mut self.not_supported,
+            Verdict::Error => &mut self.error,
+            Verdict::Timeout => &mut self.timeout,
+            Verdict::Crash => &mut self.crash,
+            Verdict::ExpectedFail => &mut self.expected_fail,
+            Verdict::UnexpectedPass => &mut self.unexpected_pass,
         }
     }
 
-    pub fn total(&self) -> usize {
-        self.pass + self.fail + self.not_supported + self.error
+    pub fn add(&mut self, v: Verdict) {
+        *self.slot(v) += 1;
     }
 
+    pub fn count(&self, v: Verdict) -> usize {
+        *self.clone().slot(v)
+    }
+
+    pub fn total(&self) -> usize {
+        ALL_VERDICTS.iter().map(|v| self.count(*v)).sum()
+    }
+
+    /// No verdict that fails the run.
     pub fn ok(&self) -> bool {
-        self.fail == 0 && self.error == 0
+        ALL_VERDICTS
+            .iter()
+            .all(|v| !v.fails_run() || self.count(*v) == 0)
+    }
+}
+
+const ALL_VERDICTS: [Verdict; 8] = [
+    Verdict::Pass,
+    Verdict::Fail,
+    Verdict::NotSupported,
+    Verdict::Error,
+    Verdict::Timeout,
+    Verdict::Crash,
+    Verdict::ExpectedFail,
+    Verdict::UnexpectedPass,
+];
+
+impl std::fmt::Display for Summary {
+    /// `N case(s): P pass, F fail, S not supported, E error`, then the
+    /// other verdicts that occurred.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} case(s)", self.total())?;
+        for (i, v) in ALL_VERDICTS.iter().enumerate() {
+            let n = self.count(*v);
+            if i < 4 || n > 0 {
+                write!(f, "{} {n} {}", if i == 0 { ":" } else { "," }, v.name())?;
+            }
+        }
+        Ok(())
     }
 }
 

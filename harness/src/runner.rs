@@ -2,24 +2,87 @@
 //! case, and prints the verdict.
 
 use crate::backend::Backend;
-use crate::load::{load_dir, LoadError};
+use crate::baseline::{self, Baseline};
+use crate::load::{load_dir, Case, LoadError};
 use crate::report::{Report, Summary};
-use crate::verdict::{judge, CaseResult, Verdict};
+use crate::verdict::{judge_within, CaseResult, Verdict};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 pub struct Config {
     pub cases_dir: PathBuf,
     pub report: Option<PathBuf>,
     pub backend: Arc<dyn Backend>,
     pub args: Arguments,
+    /// Per-case time limit.
+    pub timeout: Option<Duration>,
+    /// Known failures of the backend.
+    pub baseline: Option<Baseline>,
+    /// Run only this slice of the suite.
+    pub fraction: Option<Fraction>,
+    /// Write JUnit XML here at the end of the run.
+    pub junit: Option<PathBuf>,
+}
+
+impl Config {
+    /// A run of `cases_dir` against `backend` with libtest's defaults.
+    pub fn new(cases_dir: PathBuf, backend: Arc<dyn Backend>) -> Config {
+        Config {
+            cases_dir,
+            report: None,
+            backend,
+            args: Arguments::default(),
+            timeout: None,
+            baseline: None,
+            fraction: None,
+            junit: None,
+        }
+    }
+}
+
+/// `I/N`: the I-th of N deterministic slices of the suite (1 <= I <= N):
+/// with the cases sorted by id, those at positions p with p mod N = I - 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fraction {
+    pub index: usize,
+    pub of: usize,
+}
+
+impl FromStr for Fraction {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Fraction, String> {
+        let bad = || format!("`{s}`: expected I/N with whole numbers 1 <= I <= N, e.g. 2/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: usize = i.trim().parse().map_err(|_| bad())?;
+        let of: usize = n.trim().parse().map_err(|_| bad())?;
+        if index == 0 || of == 0 || index > of {
+            return Err(bad());
+        }
+        Ok(Fraction { index, of })
+    }
 }
 
 /// What a run found.
 pub struct RunSummary {
     pub summary: Summary,
     pub results: Vec<CaseResult>,
+    /// The id of every case of the suite (all slices, load errors
+    /// included).
+    pub ids: BTreeSet<String>,
+    /// Baseline entries that name no case of the suite.
+    pub stale: Vec<String>,
+}
+
+fn item_id(item: &Result<Case, LoadError>) -> String {
+    match item {
+        Ok(c) => c.id.clone(),
+        Err(e) => load_error_id(e),
+    }
 }
 
 fn load_error_result(e: &LoadError) -> CaseResult {
@@ -34,6 +97,8 @@ fn load_error_result(e: &LoadError) -> CaseResult {
         duration_ms: 0.0,
         runs: None,
         choices: Vec::new(),
+        known_failure: None,
+        raw_verdict: None,
     }
 }
 
@@ -45,7 +110,18 @@ fn load_error_id(e: &LoadError) -> String {
 
 /// Runs the suite; returns the verdict counts, or `None` for `--list`.
 pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
-    let loaded = load_dir(&config.cases_dir);
+    let mut loaded = load_dir(&config.cases_dir);
+    loaded.sort_by_cached_key(item_id);
+    let ids: BTreeSet<String> = loaded.iter().map(item_id).collect();
+    if let Some(f) = config.fraction {
+        loaded = loaded
+            .into_iter()
+            .enumerate()
+            .filter(|(p, _)| p % f.of == f.index - 1)
+            .map(|(_, item)| item)
+            .collect();
+    }
+    let baseline = Arc::new(config.baseline.clone().unwrap_or_default());
     let report = match &config.report {
         Some(p) => Some(Arc::new(Report::create(
             p,
@@ -59,11 +135,15 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
     let record = {
         let results = results.clone();
         let report = report.clone();
-        move |r: CaseResult| {
+        let baseline = baseline.clone();
+        move |mut r: CaseResult| {
+            baseline::apply(&baseline, &mut r);
             if let Some(rep) = &report {
                 rep.case(&r);
             }
+            let outcome = outcome(&r);
             results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+            outcome
         }
     };
     let mut trials = Vec::new();
@@ -74,20 +154,10 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
                 let backend = config.backend.clone();
                 let case = Arc::new(case);
                 let kind = case.kind();
+                let timeout = config.timeout;
                 let trial = Trial::ignorable_test(case.id.clone(), move || {
-                    let r = judge(&case, backend.as_ref());
-                    let outcome = match r.verdict {
-                        Verdict::Pass => Ok(Completion::Completed),
-                        Verdict::NotSupported => Ok(Completion::ignored_with(format!(
-                            "not supported: {}",
-                            r.message
-                        ))),
-                        Verdict::Fail | Verdict::Error => {
-                            Err(Failed::from(format!("{}: {}", r.verdict.name(), r.message)))
-                        }
-                    };
-                    record(r);
-                    outcome
+                    let r = judge_within(&case, &backend, timeout);
+                    record(r)
                 });
                 trials.push(match kind {
                     "runtime" => trial,
@@ -96,11 +166,7 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
             }
             Err(e) => {
                 let r = load_error_result(&e);
-                trials.push(Trial::test(load_error_id(&e), move || {
-                    let msg = format!("error: {}", r.message);
-                    record(r);
-                    Err(Failed::from(msg))
-                }));
+                trials.push(Trial::ignorable_test(load_error_id(&e), move || record(r)));
             }
         }
     }
@@ -117,5 +183,36 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
     if let Some(rep) = &report {
         rep.summary(&summary);
     }
-    Ok(Some(RunSummary { summary, results }))
+    if let Some(path) = &config.junit {
+        let suite = format!(
+            "{} ({})",
+            config.backend.name(),
+            config.backend.profile().name()
+        );
+        std::fs::write(path, crate::junit::write(&suite, &summary, &results))?;
+    }
+    let stale = baseline
+        .unknown_ids(&ids)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    Ok(Some(RunSummary {
+        summary,
+        results,
+        ids,
+        stale,
+    }))
+}
+
+/// How libtest shows a result.
+fn outcome(r: &CaseResult) -> Result<Completion, Failed> {
+    match r.verdict {
+        Verdict::Pass => Ok(Completion::Completed),
+        Verdict::NotSupported | Verdict::ExpectedFail => Ok(Completion::ignored_with(format!(
+            "{}: {}",
+            r.verdict.name(),
+            r.message.lines().next().unwrap_or("")
+        ))),
+        v => Err(Failed::from(format!("{}: {}", v.name(), r.message))),
+    }
 }

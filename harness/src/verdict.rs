@@ -7,7 +7,8 @@ use crate::load::{Case, Expected};
 use ser_reference::Outcome;
 use serde::Serialize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -16,8 +17,18 @@ pub enum Verdict {
     Fail,
     /// The backend lacks a capability or profile the case needs.
     NotSupported,
-    /// The case could not be loaded, or the backend rejected or crashed on it.
+    /// The case could not be loaded, or the backend failed on it or broke
+    /// the protocol.
     Error,
+    /// The backend did not finish the case within `--timeout`.
+    Timeout,
+    /// The backend crashed: its process died, or it panicked in-process.
+    Crash,
+    /// A known failure the baseline lists that failed again.
+    ExpectedFail,
+    /// A known failure the baseline lists that passed: the baseline is
+    /// stale, and the run fails until it is updated (`--bless`).
+    UnexpectedPass,
 }
 
 impl Verdict {
@@ -27,7 +38,24 @@ impl Verdict {
             Verdict::Fail => "fail",
             Verdict::NotSupported => "not supported",
             Verdict::Error => "error",
+            Verdict::Timeout => "timeout",
+            Verdict::Crash => "crash",
+            Verdict::ExpectedFail => "expected fail",
+            Verdict::UnexpectedPass => "unexpected pass",
         }
+    }
+
+    /// Whether the backend got the case wrong (before any baseline).
+    pub fn is_failure(self) -> bool {
+        matches!(
+            self,
+            Verdict::Fail | Verdict::Error | Verdict::Timeout | Verdict::Crash
+        )
+    }
+
+    /// Whether the verdict fails the run.
+    pub fn fails_run(self) -> bool {
+        self.is_failure() || self == Verdict::UnexpectedPass
     }
 }
 
@@ -52,6 +80,12 @@ pub struct CaseResult {
     /// The implementation choices the reference explored.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<String>,
+    /// When the baseline lists the case as a known failure: why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub known_failure: Option<String>,
+    /// The verdict before the baseline was applied, when it changed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_verdict: Option<Verdict>,
 }
 
 impl CaseResult {
@@ -67,7 +101,14 @@ impl CaseResult {
             duration_ms: 0.0,
             runs: None,
             choices: Vec::new(),
+            known_failure: None,
+            raw_verdict: None,
         }
+    }
+
+    /// The result of a case that never reached the backend's answer.
+    pub fn of(case: &Case, verdict: Verdict, message: String) -> Self {
+        CaseResult::new(case, verdict, message)
     }
 }
 
@@ -113,7 +154,7 @@ pub fn judge(case: &Case, backend: &dyn Backend) -> CaseResult {
                 .unwrap_or_else(|| "a panic".into());
             CaseResult::new(
                 case,
-                Verdict::Error,
+                Verdict::Crash,
                 format!("backend `{}` panicked: {msg}", backend.name()),
             )
         }
@@ -123,10 +164,61 @@ pub fn judge(case: &Case, backend: &dyn Backend) -> CaseResult {
             Verdict::Error,
             format!("backend `{}` failed: {m}", backend.name()),
         ),
+        Ok(Err(BackendError::Timeout(m))) => CaseResult::new(
+            case,
+            Verdict::Timeout,
+            format!("backend `{}`: {m}", backend.name()),
+        ),
+        Ok(Err(BackendError::Crashed(m))) => CaseResult::new(
+            case,
+            Verdict::Crash,
+            format!("backend `{}` crashed: {m}", backend.name()),
+        ),
         Ok(Ok(exec)) => compare(case, &exec),
     };
     result.duration_ms = start.elapsed().as_secs_f64() * 1000.0;
     result
+}
+
+/// [`judge`] under a time limit. A backend that enforces the limit itself
+/// (a process it can stop) is called directly; an in-process backend runs
+/// on a thread of its own, and one that overruns is left to finish on that
+/// thread while the case gets its `timeout` verdict (a thread cannot be
+/// stopped).
+pub fn judge_within(
+    case: &Arc<Case>,
+    backend: &Arc<dyn Backend>,
+    timeout: Option<Duration>,
+) -> CaseResult {
+    let Some(limit) = timeout.filter(|_| !backend.enforces_timeout()) else {
+        return judge(case, backend.as_ref());
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (c, b) = (case.clone(), backend.clone());
+    let spawned = std::thread::Builder::new()
+        .name(format!("case {}", case.id))
+        .spawn(move || {
+            let _ = tx.send(judge(&c, b.as_ref()));
+        });
+    if let Err(e) = spawned {
+        return CaseResult::new(case, Verdict::Error, format!("cannot start a thread: {e}"));
+    }
+    match rx.recv_timeout(limit) {
+        Ok(r) => r,
+        Err(_) => {
+            let mut r = CaseResult::new(
+                case,
+                Verdict::Timeout,
+                format!(
+                    "backend `{}` did not finish within {} s (its thread is left to finish in the background)",
+                    backend.name(),
+                    limit.as_secs_f64()
+                ),
+            );
+            r.duration_ms = limit.as_secs_f64() * 1000.0;
+            r
+        }
+    }
 }
 
 /// Compares an execution with the case's expectations, and the case's

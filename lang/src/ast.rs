@@ -9,12 +9,12 @@ use serde::{Deserialize, Serialize};
 
 /// A shader library: every declaration and entry point of one case, as in a
 /// DXR library compiled from one HLSL file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Library {
     pub items: Vec<Item>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Item {
     Struct(StructDecl),
     Resource(ResourceDecl),
@@ -38,14 +38,14 @@ impl Item {
 }
 
 /// `[attr("arg")]` before a declaration, e.g. `[shader("closesthit")]`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Attribute {
     pub name: String,
     pub args: Vec<String>,
 }
 
 /// `struct Name { fields };`, optionally `[raypayload]`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StructDecl {
     pub attributes: Vec<Attribute>,
     pub name: String,
@@ -53,7 +53,7 @@ pub struct StructDecl {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Field {
     pub ty: Type,
     pub name: String,
@@ -62,14 +62,14 @@ pub struct Field {
     pub span: Span,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum AccessKind {
     Read,
     Write,
 }
 
 /// One payload access qualifier: `read(stages)` or `write(stages)`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PayloadAccess {
     pub kind: AccessKind,
     pub stages: Vec<String>,
@@ -77,7 +77,7 @@ pub struct PayloadAccess {
 
 /// A global resource: `RWStructuredBuffer<uint> Out : register(u0);` or
 /// `RaytracingAccelerationStructure Scene : register(t0);`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ResourceDecl {
     /// Storage-class keywords written before the type: `globallycoherent`,
     /// `reordercoherent`.
@@ -88,7 +88,7 @@ pub struct ResourceDecl {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GroupSharedDecl {
     /// The declared type (an array type for `name[N]`).
     pub ty: Type,
@@ -96,14 +96,14 @@ pub struct GroupSharedDecl {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum ResourceKind {
     RwStructuredBuffer(Type),
     AccelerationStructure,
 }
 
 /// `register(u0)` or `register(b0, space1)`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Register {
     pub slot: String,
     pub space: Option<String>,
@@ -112,7 +112,7 @@ pub struct Register {
 /// `cbuffer Name : register(b0, space1) { uint a; float b; }`. A cbuffer in
 /// register space 1 holds the local root constants of the shader record that
 /// runs the shader (see `cases/README.md`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CBufferDecl {
     pub name: String,
     pub register: Option<Register>,
@@ -120,7 +120,7 @@ pub struct CBufferDecl {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FunctionDecl {
     pub attributes: Vec<Attribute>,
     pub return_type: Type,
@@ -141,7 +141,7 @@ impl FunctionDecl {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum ParamMode {
     /// No modifier written.
     Default,
@@ -150,7 +150,7 @@ pub enum ParamMode {
     InOut,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Param {
     pub mode: ParamMode,
     pub ty: Type,
@@ -159,7 +159,7 @@ pub struct Param {
     pub semantic: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum ScalarType {
     Bool,
     Int,
@@ -188,7 +188,7 @@ impl ScalarType {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Type {
     Void,
     Scalar(ScalarType),
@@ -205,18 +205,18 @@ pub enum Type {
     Array(Box<Type>, u32),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Block {
     pub stmts: Vec<Stmt>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum StmtKind {
     Block(Block),
     /// `const? T a = e, b;`
@@ -246,14 +246,14 @@ pub enum StmtKind {
     Return(Option<Expr>),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VarDecl {
     pub is_const: bool,
     pub ty: Type,
     pub declarators: Vec<Declarator>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Declarator {
     pub name: String,
     /// `name[N]` makes the declared type an array of N.
@@ -261,13 +261,13 @@ pub struct Declarator {
     pub init: Option<Expr>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum ExprKind {
     /// An integer literal; `unsigned` for a `u` suffix; `hex` records how it
     /// was written so that printing gives the same text.
@@ -333,7 +333,7 @@ impl ExprKind {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum UnaryOp {
     Neg,
     Plus,
@@ -352,7 +352,7 @@ impl UnaryOp {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum BinaryOp {
     Add,
     Sub,

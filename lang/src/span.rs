@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// Spans locate errors for people; they are not part of the program's
 /// meaning, so two spans always compare equal. That makes IR equality (the
 /// round-trip property of the printer) ignore where the text came from.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Span {
     pub line: u32,
     pub column: u32,

@@ -1,19 +1,30 @@
 //! `ser-conformance`: runs the SER conformance suite against a backend.
 //!
 //! ```text
-//! ser-conformance [--backend reference] [--profile 0027-maybereorderthread]
-//!                 [--cases DIR] [--report FILE] [libtest options] [FILTER]
+//! ser-conformance [--backend reference | --backend 'exec:PATH ARGS']
+//!                 [--profile P] [--cases DIR] [--report FILE] [--junit FILE]
+//!                 [--timeout SECONDS] [--baseline FILE [--bless]]
+//!                 [--fraction I/N] [libtest options] [FILTER]
 //! ser-conformance schema      # prints the JSON Schema of case files
 //! ser-conformance report [--results FILE]... [--out DIR]   # traceability report
+//! ser-conformance serve [--profile P] # the reference as a process backend
+//! ser-conformance protocol-schemas DIR   # writes the protocol's JSON Schemas
+//! ser-conformance capabilities | codes   # what backends may claim and report
 //! ```
 
 use clap::{Parser, Subcommand};
+use ser_harness::backend::Backend;
+use ser_harness::baseline::Baseline;
+use ser_harness::protocol::client::ExecBackend;
+use ser_harness::protocol::serve::{serve, Fault};
 use ser_harness::reference_backend::ReferenceBackend;
-use ser_harness::runner::{self, Config};
+use ser_harness::runner::{self, Config, Fraction};
+use ser_reference::exec::schedule::Schedule;
 use ser_reference::Profile;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -35,6 +46,30 @@ enum Command {
     /// Write the traceability report: coverage of the spec-map by cases,
     /// and with `--results`, which clauses each backend passes or fails.
     Report(ReportArgs),
+    /// Serve the reference over the process protocol on stdin/stdout
+    /// (`--backend 'exec:ser-conformance serve'`).
+    Serve(ServeArgs),
+    /// Write the JSON Schema of each protocol message into DIR.
+    ProtocolSchemas { dir: PathBuf },
+    /// List the capabilities a backend may claim.
+    Capabilities,
+    /// List the validator's diagnostic codes.
+    Codes,
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// The profile to implement when the runner's hello names none.
+    #[arg(long, default_value = "0027-maybereorderthread")]
+    profile: String,
+    /// The schedule at reorder points (as for a run).
+    #[arg(long, default_value = "none")]
+    schedule: String,
+    /// Misbehave on chosen cases, for testing runners: KIND=TEXT with KIND
+    /// one of hang, crash, garbage, wrong_id, on cases whose id contains
+    /// TEXT. Repeatable.
+    #[arg(long = "fault", value_parser = clap::value_parser!(Fault))]
+    faults: Vec<Fault>,
 }
 
 #[derive(clap::Args)]
@@ -55,12 +90,38 @@ struct ReportArgs {
 
 #[derive(clap::Args)]
 struct RunArgs {
-    /// The backend to check.
+    /// The backend to check: `reference`, or `exec:PATH ARGS` for a program
+    /// speaking the process protocol (docs/protocol.md; the words after
+    /// `exec:` are split at spaces, use --backend-arg for arguments with
+    /// spaces).
     #[arg(long, default_value = "reference")]
     backend: String,
-    /// The profile the reference backend implements.
-    #[arg(long, default_value = "0027-maybereorderthread")]
-    profile: String,
+    /// An argument for an `exec:` backend's program, after those in
+    /// --backend. Repeatable.
+    #[arg(long = "backend-arg", allow_hyphen_values = true)]
+    backend_args: Vec<String>,
+    /// The profile to check (the reference's default:
+    /// 0027-maybereorderthread; an `exec:` backend is told it in the
+    /// handshake and states the profile it implements).
+    #[arg(long)]
+    profile: Option<String>,
+    /// Per-case time limit in seconds: a backend that exceeds it gets a
+    /// `timeout` verdict (a process backend is stopped and restarted).
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// The backend's known failures (a baseline file): those that fail
+    /// again are expected failures, those that pass fail the run.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Rewrite the --baseline file from this run.
+    #[arg(long, requires = "baseline")]
+    bless: bool,
+    /// Run only the I-th of N deterministic slices of the suite.
+    #[arg(long, value_parser = clap::value_parser!(Fraction))]
+    fraction: Option<Fraction>,
+    /// Write JUnit XML to this file.
+    #[arg(long)]
+    junit: Option<PathBuf>,
     /// The reference's schedule at reorder points: none, regroup, replace
     /// or shuffle:SEED (the legal outcomes are the same; the concrete
     /// results follow the schedule).
@@ -103,6 +164,92 @@ fn report(args: ReportArgs) -> ExitCode {
     }
 }
 
+fn fail(message: String) -> ExitCode {
+    eprintln!("ser-conformance: {message}");
+    ExitCode::from(2)
+}
+
+fn parse_profile(name: &str) -> Result<Profile, String> {
+    Profile::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
+        format!(
+            "unknown profile `{name}`; expected one of {}",
+            known.join(", ")
+        )
+    })
+}
+
+fn parse_schedule(s: &str) -> Result<Schedule, String> {
+    s.parse().map_err(|e| format!("--schedule {e}"))
+}
+
+fn serve_reference(args: ServeArgs) -> ExitCode {
+    let (profile, schedule) = match (parse_profile(&args.profile), parse_schedule(&args.schedule))
+    {
+        (Ok(p), Ok(s)) => (p, s),
+        (Err(e), _) | (_, Err(e)) => return fail(e),
+    };
+    let make = move |asked: Option<Profile>| -> Box<dyn Backend> {
+        Box::new(ReferenceBackend::new(asked.unwrap_or(profile)).with_schedule(schedule))
+    };
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::stdout().lock();
+    match serve(make, stdin, stdout, &args.faults) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(format!("serve: {e}")),
+    }
+}
+
+fn protocol_schemas(dir: &Path) -> ExitCode {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        return fail(format!("{}: {e}", dir.display()));
+    }
+    for (name, schema) in ser_harness::protocol::schemas() {
+        let text = serde_json::to_string_pretty(&schema).expect("a schema serializes") + "\n";
+        if let Err(e) = std::fs::write(dir.join(name), text) {
+            return fail(format!("{}: {e}", dir.join(name).display()));
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn parse_timeout(t: Option<f64>) -> Result<Option<Duration>, String> {
+    match t {
+        None => Ok(None),
+        Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => Ok(Some(Duration::from_secs_f64(t))),
+        Some(t) => Err(format!(
+            "--timeout {t}: expected a positive number of seconds"
+        )),
+    }
+}
+
+/// The backend `--backend` names.
+fn backend(args: &RunArgs, timeout: Option<Duration>) -> Result<Arc<dyn Backend>, String> {
+    let profile = args.profile.as_deref().map(parse_profile).transpose()?;
+    if let Some(rest) = args.backend.strip_prefix("exec:") {
+        let mut command: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
+        command.extend(args.backend_args.iter().cloned());
+        return Ok(Arc::new(
+            ExecBackend::start(command, profile, timeout).map_err(|e| format!("--backend {e}"))?,
+        ));
+    }
+    if !args.backend_args.is_empty() {
+        return Err("--backend-arg is for `exec:` backends".into());
+    }
+    match args.backend.as_str() {
+        "reference" => {
+            let profile = profile.unwrap_or(Profile::MaybeReorderThread0027);
+            let schedule = parse_schedule(&args.schedule)?;
+            Ok(Arc::new(
+                ReferenceBackend::new(profile).with_schedule(schedule),
+            ))
+        }
+        other => Err(format!(
+            "unknown backend `{other}`; expected `reference` or `exec:PATH [ARGS]`"
+        )),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -115,67 +262,113 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Some(Command::Report(r)) => return report(r),
+        Some(Command::Serve(s)) => return serve_reference(s),
+        Some(Command::ProtocolSchemas { dir }) => return protocol_schemas(&dir),
+        Some(Command::Capabilities) => {
+            for (name, what) in ser_harness::capability::CAPABILITIES {
+                println!("{name}\t{what}");
+            }
+            return ExitCode::SUCCESS;
+        }
+        Some(Command::Codes) => {
+            for c in ser_reference::validate::DiagCode::ALL {
+                println!("{}\t{}\t{}", c.name(), c.severity().name(), c.meaning());
+            }
+            return ExitCode::SUCCESS;
+        }
         None => {}
     }
     let args = cli.run;
-    let Some(profile) = Profile::from_name(&args.profile) else {
-        let known: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
-        eprintln!(
-            "ser-conformance: unknown profile `{}`; expected one of {}",
-            args.profile,
-            known.join(", ")
-        );
-        return ExitCode::from(2);
+    let timeout = match parse_timeout(args.timeout) {
+        Ok(t) => t,
+        Err(e) => return fail(e),
     };
-    let backend: Arc<dyn ser_harness::backend::Backend> = match args.backend.as_str() {
-        "reference" => match args.schedule.parse() {
-            Ok(schedule) => Arc::new(ReferenceBackend::new(profile).with_schedule(schedule)),
-            Err(e) => {
-                eprintln!("ser-conformance: --schedule {e}");
-                return ExitCode::from(2);
-            }
+    let backend = match backend(&args, timeout) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    let baseline = match &args.baseline {
+        Some(p) if args.bless && !p.exists() => Some(Baseline {
+            version: ser_harness::baseline::BASELINE_VERSION,
+            backend: backend.name().to_string(),
+            profile: backend.profile().name().to_string(),
+            known_failures: Vec::new(),
+        }),
+        Some(p) => match Baseline::load(p) {
+            Ok(b) => Some(b),
+            Err(e) => return fail(format!("--baseline {e}")),
         },
-        other => {
-            eprintln!("ser-conformance: unknown backend `{other}`; expected `reference`");
-            return ExitCode::from(2);
-        }
+        None => None,
     };
-    let cases_dir = args.cases.unwrap_or_else(|| repo_dir("cases"));
+    let cases_dir = args.cases.clone().unwrap_or_else(|| repo_dir("cases"));
     let config = Config {
         cases_dir: cases_dir.clone(),
         report: args.report.clone(),
         backend: backend.clone(),
         args: args.test,
+        timeout,
+        baseline: baseline.clone(),
+        fraction: args.fraction,
+        junit: args.junit.clone(),
     };
-    let summary = match runner::run(config) {
-        Ok(Some(s)) => s.summary,
+    let run = match runner::run(config) {
+        Ok(Some(s)) => s,
         Ok(None) => return ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("ser-conformance: cannot write the report: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return fail(format!("cannot write the report: {e}")),
     };
-    let verdict = if summary.ok() {
-        "CONFORMANT"
-    } else {
-        "NOT CONFORMANT"
-    };
+    let summary = run.summary;
+    let mut ok = summary.ok();
     println!(
-        "\nser-conformance: backend `{}`, profile {}, cases from {}: {} case(s): {} pass, {} fail, {} not supported, {} error",
+        "\nser-conformance: backend `{}`, profile {}, cases from {}: {summary}",
         backend.name(),
         backend.profile(),
         cases_dir.display(),
-        summary.total(),
-        summary.pass,
-        summary.fail,
-        summary.not_supported,
-        summary.error
     );
+    if let (Some(path), Some(b)) = (&args.baseline, &baseline) {
+        if args.bless {
+            let blessed = b.blessed(&run.results, &run.ids);
+            if let Err(e) = blessed.write(path) {
+                return fail(format!("cannot write {}: {e}", path.display()));
+            }
+            println!(
+                "baseline: {} now lists {} known failure(s) (was {})",
+                path.display(),
+                blessed.known_failures.len(),
+                b.known_failures.len()
+            );
+            ok = true;
+            if !summary.ok() {
+                println!("verdict: NOT CONFORMANT (the baseline now records the failures)");
+                return ExitCode::SUCCESS;
+            }
+        } else {
+            for id in &run.stale {
+                println!(
+                    "baseline: {} lists `{id}`, which is no case of the suite (remove it or run with --bless)",
+                    path.display()
+                );
+                ok = false;
+            }
+        }
+    }
+    let verdict = if !summary.ok() || !ok || (args.bless && summary.expected_fail > 0) {
+        "NOT CONFORMANT".to_string()
+    } else if summary.expected_fail > 0 {
+        format!(
+            "NOT CONFORMANT, but no change from the baseline ({} known failure(s))",
+            summary.expected_fail
+        )
+    } else {
+        "CONFORMANT".to_string()
+    };
     println!("verdict: {verdict}");
     if let Some(r) = &args.report {
         println!("report: {}", r.display());
     }
-    if summary.ok() {
+    if let Some(j) = &args.junit {
+        println!("junit: {}", j.display());
+    }
+    if ok && summary.ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

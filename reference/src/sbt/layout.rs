@@ -111,29 +111,29 @@ impl Rules {
 }
 
 /// Why a table cannot be laid out.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum LayoutError {
     /// The API does not allow this kind of argument in a record.
     ArgumentNotAllowed {
-        table: &'static str,
+        table: String,
         index: usize,
         what: String,
     },
     /// A record needs a stride above the API's maximum.
     StrideExceedsMaximum {
-        table: &'static str,
+        table: String,
         stride: u32,
         max: u32,
     },
     /// A chosen stride is not a multiple of the record alignment.
     StrideMisaligned {
-        table: &'static str,
+        table: String,
         stride: u32,
         alignment: u32,
     },
     /// A chosen stride is smaller than a record of its table.
     StrideTooSmall {
-        table: &'static str,
+        table: String,
         stride: u32,
         record: u32,
     },
@@ -215,7 +215,7 @@ pub fn argument_bytes(rules: &Rules, args: &[LocalArgument]) -> Result<Vec<Optio
 }
 
 /// One table: where it starts, its stride, and its records.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TableLayout {
     pub start: u64,
     pub stride: u32,
@@ -223,7 +223,7 @@ pub struct TableLayout {
     pub records: Vec<RecordLayout>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RecordLayout {
     /// Identifier plus arguments, in bytes.
     pub size: u32,
@@ -232,7 +232,7 @@ pub struct RecordLayout {
 
 /// The whole table in one buffer: raygeneration, miss, hit-group and
 /// callable tables in that order, each aligned.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Layout {
     pub api: Api,
     pub raygen: TableLayout,
@@ -274,7 +274,7 @@ pub fn layout(rules: &Rules, table: &ShaderTable) -> Result<Layout, LayoutError>
                 let args = table.arguments(t, i as u32).unwrap_or_default();
                 let arguments = argument_bytes(rules, &args).map_err(|what| {
                     LayoutError::ArgumentNotAllowed {
-                        table: name,
+                        table: name.to_string(),
                         index: i,
                         what,
                     }
@@ -292,14 +292,14 @@ pub fn layout(rules: &Rules, table: &ShaderTable) -> Result<Layout, LayoutError>
             let stride = match chosen {
                 Some(s) if s % rules.record_alignment != 0 => {
                     return Err(LayoutError::StrideMisaligned {
-                        table: name,
+                        table: name.to_string(),
                         stride: s,
                         alignment: rules.record_alignment,
                     })
                 }
                 Some(s) if s < largest => {
                     return Err(LayoutError::StrideTooSmall {
-                        table: name,
+                        table: name.to_string(),
                         stride: s,
                         record: largest,
                     })
@@ -309,7 +309,7 @@ pub fn layout(rules: &Rules, table: &ShaderTable) -> Result<Layout, LayoutError>
             };
             if stride > rules.max_stride {
                 return Err(LayoutError::StrideExceedsMaximum {
-                    table: name,
+                    table: name.to_string(),
                     stride,
                     max: rules.max_stride,
                 });

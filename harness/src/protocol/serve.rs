@@ -1,0 +1,142 @@
+//! The backend side: serves any [`Backend`] over the protocol on stdin and
+//! stdout. `ser-conformance serve` serves the reference this way, so that
+//! the suite can run it through `--backend exec:` like any other program.
+//!
+//! For testing runners and CI setups, faults can be injected on chosen
+//! cases: `hang`, `crash`, `garbage` (a line that is not JSON) and
+//! `wrong_id` (a reply for another case).
+
+use super::codec::{decode, encode};
+use super::convert::{case_of, reply};
+use super::wire::{BackendHello, HelloType, Reply, Request, RunnerHello};
+use super::PROTOCOL_VERSION;
+use crate::backend::Backend;
+use ser_reference::Profile;
+use std::io::{BufRead, Write};
+use std::str::FromStr;
+
+/// A misbehaviour to show on cases whose id contains a given text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Never answer.
+    Hang,
+    /// Abort the process.
+    Crash,
+    /// Write a line that is not a message.
+    Garbage,
+    /// Answer with another case's id.
+    WrongId,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    /// Cases whose id contains this text.
+    pub id_contains: String,
+}
+
+impl FromStr for Fault {
+    type Err = String;
+
+    /// `KIND=TEXT`, e.g. `hang=hit_object/nop/`.
+    fn from_str(s: &str) -> Result<Fault, String> {
+        let (kind, text) = s
+            .split_once('=')
+            .ok_or_else(|| format!("`{s}`: expected KIND=TEXT"))?;
+        let kind = match kind {
+            "hang" => FaultKind::Hang,
+            "crash" => FaultKind::Crash,
+            "garbage" => FaultKind::Garbage,
+            "wrong_id" => FaultKind::WrongId,
+            other => {
+                return Err(format!(
+                    "`{other}`: unknown fault; expected hang, crash, garbage or wrong_id"
+                ))
+            }
+        };
+        Ok(Fault {
+            kind,
+            id_contains: text.to_string(),
+        })
+    }
+}
+
+fn send(out: &mut impl Write, line: &str) -> std::io::Result<()> {
+    writeln!(out, "{line}")?;
+    out.flush()
+}
+
+/// Serves requests until stdin closes. `make` builds the backend once the
+/// runner's hello has said which profile it wants.
+pub fn serve(
+    make: impl FnOnce(Option<Profile>) -> Box<dyn Backend>,
+    input: impl BufRead,
+    mut out: impl Write,
+    faults: &[Fault],
+) -> Result<(), String> {
+    let mut lines = input.lines();
+    let first = match lines.next() {
+        Some(l) => l.map_err(|e| format!("cannot read the runner's hello: {e}"))?,
+        None => return Ok(()),
+    };
+    let hello: RunnerHello = decode("the runner's hello", &first).map_err(|e| e.to_string())?;
+    let backend = make(hello.profile);
+    let mine = BackendHello {
+        kind: HelloType::Hello,
+        protocol: PROTOCOL_VERSION,
+        name: backend.name().to_string(),
+        profile: backend.profile(),
+        capabilities: backend.capabilities(),
+    };
+    send(&mut out, &encode(&mine)).map_err(|e| e.to_string())?;
+    if hello.protocol != PROTOCOL_VERSION {
+        return Err(format!(
+            "the runner speaks protocol {}, this backend {PROTOCOL_VERSION}",
+            hello.protocol
+        ));
+    }
+    for line in lines {
+        let line = line.map_err(|e| format!("cannot read a request: {e}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match decode::<Request>("a request", &line) {
+            Err(e) => Reply::Error {
+                id: String::new(),
+                message: e.to_string(),
+            },
+            Ok(request) => {
+                let fault = faults
+                    .iter()
+                    .find(|f| request.id.contains(&f.id_contains))
+                    .map(|f| f.kind);
+                match fault {
+                    Some(FaultKind::Hang) => loop {
+                        std::thread::sleep(std::time::Duration::from_secs(3600));
+                    },
+                    Some(FaultKind::Crash) => {
+                        eprintln!("injected crash on `{}`", request.id);
+                        std::process::abort()
+                    }
+                    Some(FaultKind::Garbage) => {
+                        send(&mut out, "\u{7}this is not a message {").map_err(|e| e.to_string())?;
+                        continue;
+                    }
+                    Some(FaultKind::WrongId) => Reply::NotSupported {
+                        id: format!("{}-but-another", request.id),
+                        reason: "injected wrong id".into(),
+                    },
+                    None => match case_of(&request) {
+                        Ok(case) => reply(&request.id, backend.run(&case)),
+                        Err(message) => Reply::Error {
+                            id: request.id.clone(),
+                            message: format!("a bad request: {message}"),
+                        },
+                    },
+                }
+            }
+        };
+        send(&mut out, &encode(&answer)).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
