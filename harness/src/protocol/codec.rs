@@ -1,6 +1,7 @@
 //! One message per line: encoding, and decoding with errors that say which
 //! message, where in it, what is wrong and what was expected.
 
+use super::wire::{Reply, REPLY_TYPES};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -47,7 +48,7 @@ fn excerpt(line: &str) -> String {
 }
 
 /// Decodes one line as the message `what` names.
-pub fn decode<T: DeserializeOwned>(what: &str, line: &str) -> Result<T, ProtocolError> {
+pub fn decode<T: Message>(what: &str, line: &str) -> Result<T, ProtocolError> {
     let fail = |location: String, message: String| ProtocolError {
         what: what.to_string(),
         location,
@@ -66,17 +67,78 @@ pub fn decode<T: DeserializeOwned>(what: &str, line: &str) -> Result<T, Protocol
             "expected a JSON object with a `type` field".into(),
         ));
     }
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let location = if path == "." { "top level".into() } else { path };
-        fail(location, e.inner().to_string())
-    })
+    T::decode_value(value).map_err(|(location, message)| fail(location, message))
+}
+
+/// A message type: how to decode it from a JSON object, with the path of
+/// whatever is wrong.
+pub trait Message: Sized {
+    fn decode_value(value: serde_json::Value) -> Result<Self, (String, String)>;
+}
+
+fn located<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, (String, String)> {
+    serde_path_to_error::deserialize(value).map_err(|e| (location(e.path()), e.inner().to_string()))
+}
+
+fn location(p: &serde_path_to_error::Path) -> String {
+    let path = p.to_string();
+    if path == "." {
+        "top level".into()
+    } else {
+        path
+    }
+}
+
+macro_rules! plain_messages {
+    ($($t:ty),*) => {$(
+        impl Message for $t {
+            fn decode_value(value: serde_json::Value) -> Result<Self, (String, String)> {
+                located(value)
+            }
+        }
+    )*};
+}
+
+plain_messages!(
+    super::wire::RunnerHello,
+    super::wire::BackendHello,
+    super::wire::Request
+);
+
+impl Message for Reply {
+    /// By its `type`, then the rest of its fields (serde's own tagged
+    /// decoding would lose the path inside the reply).
+    fn decode_value(mut value: serde_json::Value) -> Result<Self, (String, String)> {
+        let known = || {
+            REPLY_TYPES
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let kind = match value.as_object_mut().and_then(|o| o.remove("type")) {
+            Some(serde_json::Value::String(k)) if REPLY_TYPES.contains(&k.as_str()) => k,
+            Some(other) => {
+                return Err((
+                    "type".into(),
+                    format!("{other} is not a reply type; expected one of {}", known()),
+                ))
+            }
+            None => {
+                return Err((
+                    "type".into(),
+                    format!("missing; expected one of {}", known()),
+                ))
+            }
+        };
+        Reply::from_fields(&kind, value).map_err(|e| (location(e.path()), e.inner().to_string()))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{BackendHello, Reply};
+    use crate::protocol::BackendHello;
 
     #[test]
     fn bad_json_names_the_column() {
@@ -99,6 +161,9 @@ mod tests {
     fn an_unknown_type_lists_the_known_ones() {
         let e = decode::<Reply>("a reply", r#"{"type":"bufers","id":"x"}"#).unwrap_err();
         assert!(e.message.contains("not_supported"), "{e}");
+        assert_eq!(e.location, "type");
+        let e = decode::<Reply>("a reply", r#"{"id":"x"}"#).unwrap_err();
+        assert!(e.message.starts_with("missing"), "{e}");
     }
 
     #[test]

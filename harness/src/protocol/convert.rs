@@ -2,7 +2,7 @@
 //! (the server side rebuilds a case without its expectations), and a
 //! backend's output to a reply and back.
 
-use super::wire::{Reply, Request, RunType, Task, WireDiagnostic};
+use super::wire::*;
 use crate::backend::{BackendError, Execution, Output};
 use crate::case::{DispatchSpec, Pipeline, PipelineFlag};
 use crate::expect::layout::LayoutExpect;
@@ -117,9 +117,11 @@ pub fn reply(id: &str, ran: Result<Execution, BackendError>) -> Reply {
     let id = id.to_string();
     match ran {
         Ok(exec) => match exec.output {
-            Output::Buffers(buffers) => Reply::Buffers { id, buffers },
-            Output::Undefined { code, message } => Reply::Undefined { id, code, message },
-            Output::Diagnostics(list) => Reply::Diagnostics {
+            Output::Buffers(buffers) => Reply::Buffers(BuffersReply { id, buffers }),
+            Output::Undefined { code, message } => {
+                Reply::Undefined(UndefinedReply { id, code, message })
+            }
+            Output::Diagnostics(list) => Reply::Diagnostics(DiagnosticsReply {
                 id,
                 diagnostics: list
                     .iter()
@@ -130,35 +132,40 @@ pub fn reply(id: &str, ran: Result<Execution, BackendError>) -> Reply {
                         clause: Some(d.clause.clone()),
                     })
                     .collect(),
-            },
-            Output::Layout(Ok(layout)) => Reply::Layout { id, layout },
-            Output::Layout(Err(error)) => Reply::LayoutError { id, error },
+            }),
+            Output::Layout(Ok(layout)) => Reply::Layout(LayoutReply { id, layout }),
+            Output::Layout(Err(error)) => Reply::LayoutError(LayoutErrorReply { id, error }),
         },
-        Err(BackendError::NotSupported(reason)) => Reply::NotSupported { id, reason },
-        Err(e) => Reply::Error {
+        Err(BackendError::NotSupported(reason)) => {
+            Reply::NotSupported(NotSupportedReply { id, reason })
+        }
+        Err(e) => Reply::Error(ErrorReply {
             id,
             message: e.to_string(),
-        },
+        }),
     }
 }
 
 /// What a reply means, on the runner's side.
 pub fn output_of(reply: Reply) -> Result<Execution, BackendError> {
     let output = match reply {
-        Reply::Buffers { buffers, .. } => Output::Buffers(buffers),
-        Reply::Undefined { code, message, .. } => Output::Undefined { code, message },
-        Reply::Diagnostics { diagnostics, .. } => Output::Diagnostics(
-            diagnostics
+        Reply::Buffers(r) => Output::Buffers(r.buffers),
+        Reply::Undefined(r) => Output::Undefined {
+            code: r.code,
+            message: r.message,
+        },
+        Reply::Diagnostics(r) => Output::Diagnostics(
+            r.diagnostics
                 .into_iter()
                 .enumerate()
                 .map(|(i, d)| diagnostic(d).map_err(|m| format!("diagnostics[{i}]: {m}")))
                 .collect::<Result<_, _>>()
                 .map_err(|m| BackendError::Failed(format!("a bad reply: {m}")))?,
         ),
-        Reply::Layout { layout, .. } => Output::Layout(Ok(layout)),
-        Reply::LayoutError { error, .. } => Output::Layout(Err(error)),
-        Reply::NotSupported { reason, .. } => return Err(BackendError::NotSupported(reason)),
-        Reply::Error { message, .. } => return Err(BackendError::Failed(message)),
+        Reply::Layout(r) => Output::Layout(Ok(r.layout)),
+        Reply::LayoutError(r) => Output::Layout(Err(r.error)),
+        Reply::NotSupported(r) => return Err(BackendError::NotSupported(r.reason)),
+        Reply::Error(r) => return Err(BackendError::Failed(r.message)),
     };
     Ok(Execution {
         output,

@@ -8,7 +8,7 @@
 
 use super::codec::{decode, encode};
 use super::convert::{case_of, reply};
-use super::wire::{BackendHello, HelloType, Reply, Request, RunnerHello};
+use super::wire::{BackendHello, ErrorReply, HelloType, NotSupportedReply, Reply, Request, RunnerHello};
 use super::PROTOCOL_VERSION;
 use crate::backend::Backend;
 use ser_reference::Profile;
@@ -101,10 +101,10 @@ pub fn serve(
             continue;
         }
         let answer = match decode::<Request>("a request", &line) {
-            Err(e) => Reply::Error {
+            Err(e) => Reply::Error(ErrorReply {
                 id: String::new(),
                 message: e.to_string(),
-            },
+            }),
             Ok(request) => {
                 let fault = faults
                     .iter()
@@ -122,16 +122,16 @@ pub fn serve(
                         send(&mut out, "\u{7}this is not a message {").map_err(|e| e.to_string())?;
                         continue;
                     }
-                    Some(FaultKind::WrongId) => Reply::NotSupported {
+                    Some(FaultKind::WrongId) => Reply::NotSupported(NotSupportedReply {
                         id: format!("{}-but-another", request.id),
                         reason: "injected wrong id".into(),
-                    },
+                    }),
                     None => match case_of(&request) {
                         Ok(case) => reply(&request.id, backend.run(&case)),
-                        Err(message) => Reply::Error {
+                        Err(message) => Reply::Error(ErrorReply {
                             id: request.id.clone(),
                             message: format!("a bad request: {message}"),
-                        },
+                        }),
                     },
                 }
             }

@@ -128,50 +128,122 @@ pub struct WireDiagnostic {
     pub clause: Option<String>,
 }
 
-/// The backend's answer to a request.
+/// The backend's answer to a request: one of the messages below, told
+/// apart by `type`. Every reply repeats the request's `id`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum Reply {
-    /// The dispatch completed: the final words of every output buffer.
-    Buffers {
-        id: String,
-        buffers: BTreeMap<String, Vec<u32>>,
-    },
-    /// The compiler's diagnostics (every one, warnings included; `[]` for a
-    /// valid program). Also the answer to a `run` whose program has errors.
-    Diagnostics {
-        id: String,
-        diagnostics: Vec<WireDiagnostic>,
-    },
-    /// The program broke a rule the spec states for run time (capability
-    /// `undefined_behaviour_diagnosis`): the fault code.
-    Undefined {
-        id: String,
-        code: String,
-        #[serde(default)]
-        message: String,
-    },
-    /// The shader table's layout.
-    Layout { id: String, layout: Layout },
-    /// Why the shader table cannot be laid out.
-    LayoutError { id: String, error: LayoutError },
-    /// The backend cannot run this case (a feature it lacks).
-    NotSupported { id: String, reason: String },
-    /// The backend failed on the case (a compiler crash, a device error).
-    Error { id: String, message: String },
+    Buffers(BuffersReply),
+    Diagnostics(DiagnosticsReply),
+    Undefined(UndefinedReply),
+    Layout(LayoutReply),
+    LayoutError(LayoutErrorReply),
+    NotSupported(NotSupportedReply),
+    Error(ErrorReply),
 }
+
+/// `buffers`: the dispatch completed; the final words of every output
+/// buffer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BuffersReply {
+    pub id: String,
+    pub buffers: BTreeMap<String, Vec<u32>>,
+}
+
+/// `diagnostics`: the compiler's diagnostics, warnings included (`[]` for
+/// a valid program). Also the answer to a `run` whose program has errors.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiagnosticsReply {
+    pub id: String,
+    pub diagnostics: Vec<WireDiagnostic>,
+}
+
+/// `undefined`: the program broke a rule the spec states for run time
+/// (capability `undefined_behaviour_diagnosis`): the fault code.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UndefinedReply {
+    pub id: String,
+    pub code: String,
+    #[serde(default)]
+    pub message: String,
+}
+
+/// `layout`: the shader table's layout.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LayoutReply {
+    pub id: String,
+    pub layout: Layout,
+}
+
+/// `layout_error`: why the shader table cannot be laid out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LayoutErrorReply {
+    pub id: String,
+    pub error: LayoutError,
+}
+
+/// `not_supported`: the backend cannot run this case (a feature it lacks).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotSupportedReply {
+    pub id: String,
+    pub reason: String,
+}
+
+/// `error`: the backend failed on the case (a compiler crash, a device
+/// error, a request it could not read).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorReply {
+    pub id: String,
+    pub message: String,
+}
+
+/// The `type` of each reply.
+pub const REPLY_TYPES: [&str; 7] = [
+    "buffers",
+    "diagnostics",
+    "undefined",
+    "layout",
+    "layout_error",
+    "not_supported",
+    "error",
+];
 
 impl Reply {
     pub fn id(&self) -> &str {
         match self {
-            Reply::Buffers { id, .. }
-            | Reply::Diagnostics { id, .. }
-            | Reply::Undefined { id, .. }
-            | Reply::Layout { id, .. }
-            | Reply::LayoutError { id, .. }
-            | Reply::NotSupported { id, .. }
-            | Reply::Error { id, .. } => id,
+            Reply::Buffers(r) => &r.id,
+            Reply::Diagnostics(r) => &r.id,
+            Reply::Undefined(r) => &r.id,
+            Reply::Layout(r) => &r.id,
+            Reply::LayoutError(r) => &r.id,
+            Reply::NotSupported(r) => &r.id,
+            Reply::Error(r) => &r.id,
         }
+    }
+
+    /// Decodes the fields of a reply of type `kind` (the object without
+    /// its `type`), so that errors carry the path inside the reply.
+    pub fn from_fields(
+        kind: &str,
+        fields: serde_json::Value,
+    ) -> Result<Reply, serde_path_to_error::Error<serde_json::Error>> {
+        use serde_path_to_error::deserialize as de;
+        Ok(match kind {
+            "buffers" => Reply::Buffers(de(fields)?),
+            "diagnostics" => Reply::Diagnostics(de(fields)?),
+            "undefined" => Reply::Undefined(de(fields)?),
+            "layout" => Reply::Layout(de(fields)?),
+            "layout_error" => Reply::LayoutError(de(fields)?),
+            "not_supported" => Reply::NotSupported(de(fields)?),
+            _ => Reply::Error(de(fields)?),
+        })
     }
 }
 
