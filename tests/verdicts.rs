@@ -6,7 +6,7 @@ use ser_harness::backend::{Backend, BackendError, Execution, Output};
 use ser_harness::load::{load_dir, Case};
 use ser_harness::reference_backend::ReferenceBackend;
 use ser_harness::report::{Report, Summary};
-use ser_harness::verdict::{judge, Verdict};
+use ser_harness::verdict::{judge, judge_within, Verdict};
 use ser_reference::Profile;
 use std::collections::BTreeMap;
 
@@ -146,6 +146,9 @@ impl Backend for Stub {
         match self.mode {
             "panic" => panic!("the stub backend crashed"),
             "fail" => Err(BackendError::Failed("rejected the shader".into())),
+            "hang" => loop {
+                std::thread::sleep(std::time::Duration::from_secs(60));
+            },
             _ => Ok(Execution {
                 output: Output::Buffers(BTreeMap::from([(
                     "Out".to_string(),
@@ -180,10 +183,10 @@ fn missing_capability_is_named() {
 }
 
 #[test]
-fn crashing_and_failing_backends_give_errors() {
+fn crashing_failing_and_hanging_in_process_backends_get_their_verdicts() {
     let (_, case) = fixed_case("crash");
     let r = judge(&case, &Stub { mode: "panic" });
-    assert_eq!(r.verdict, Verdict::Error);
+    assert_eq!(r.verdict, Verdict::Crash);
     assert!(
         r.message.contains("panicked: the stub backend crashed"),
         "{}",
@@ -192,6 +195,15 @@ fn crashing_and_failing_backends_give_errors() {
     let r = judge(&case, &Stub { mode: "fail" });
     assert_eq!(r.verdict, Verdict::Error);
     assert!(r.message.contains("rejected the shader"), "{}", r.message);
+    // An in-process backend cannot be stopped: the runner stops waiting.
+    let case = std::sync::Arc::new(case);
+    let hang: std::sync::Arc<dyn Backend> = std::sync::Arc::new(Stub { mode: "hang" });
+    let limit = std::time::Duration::from_millis(200);
+    let r = judge_within(&case, &hang, Some(limit));
+    assert_eq!(r.verdict, Verdict::Timeout, "{}", r.message);
+    assert!(r.message.contains("within 0.2 s"), "{}", r.message);
+    let ok: std::sync::Arc<dyn Backend> = std::sync::Arc::new(Stub { mode: "panic" });
+    assert_eq!(judge_within(&case, &ok, Some(limit)).verdict, Verdict::Crash);
 }
 
 #[test]

@@ -104,10 +104,20 @@ impl Facts {
         matches!(&e.kind, ExprKind::Ident(n) if self.undefined.contains(n))
     }
 
-    /// The declared type of an operand that names a variable.
-    pub fn type_of(&self, e: &Expr) -> Option<&Type> {
+    /// The declared type of an operand that is a place: a variable, an
+    /// element of an array, a member of a struct (`p`, `ps[0]`, `w.p`).
+    pub fn type_of(&self, program: &Program, e: &Expr) -> Option<Type> {
         match &e.kind {
-            ExprKind::Ident(n) => self.types.get(n),
+            ExprKind::Ident(n) => self.types.get(n).cloned(),
+            ExprKind::Index(base, _) => match self.type_of(program, base)? {
+                Type::Array(element, _) => Some(*element),
+                Type::Vector(scalar, _) => Some(Type::Scalar(scalar)),
+                _ => None,
+            },
+            ExprKind::Member(base, field) => match self.type_of(program, base)? {
+                Type::Struct(name) => program.field_index(&name, field).map(|(_, t)| t.clone()),
+                _ => None,
+            },
             _ => None,
         }
     }

@@ -10,7 +10,7 @@ use super::facts::Facts;
 use super::{DiagCode, Validator};
 use crate::profile::Profile;
 use crate::program::Stage;
-use ser_lang::ast::{ExprKind, Item, ResourceKind, Type};
+use ser_lang::ast::{ExprKind, Item, ResourceDecl, ResourceKind, Type};
 
 pub fn check(v: &mut Validator) {
     let program = v.program;
@@ -25,6 +25,7 @@ pub fn check(v: &mut Validator) {
     for item in &program.library.items {
         match item {
             Item::Resource(r) => {
+                storage_class(v, r);
                 if let ResourceKind::RwStructuredBuffer(t) = &r.kind {
                     if program.holds_hit_object(t) {
                         v.report(
@@ -58,7 +59,7 @@ pub fn check(v: &mut Validator) {
                 }
                 let facts = Facts::of(program, f);
                 let ty =
-                    |e: Option<&ser_lang::ast::Expr>| e.and_then(|e| facts.type_of(e)).cloned();
+                    |e: Option<&ser_lang::ast::Expr>| e.and_then(|e| facts.type_of(program, e));
                 ser_lang::visit::function_exprs(f, &mut |e| match &e.kind {
                     ExprKind::Call { name, args } if name == "TraceRay" => {
                         payloads.extend(ty(args.get(7)))
@@ -119,5 +120,22 @@ pub fn check(v: &mut Validator) {
         for t in &attributes {
             report(v, t, "intersection attributes");
         }
+    }
+}
+
+/// "A new [reordercoherent] storage class for UAVs"
+/// (`ser.memory.reordercoherent.storage_class`): the text does not say
+/// that it is an error on another resource; like `[globallycoherent]`, the
+/// careful reading diagnoses it (the spec-map says so).
+fn storage_class(v: &mut Validator, r: &ResourceDecl) {
+    let uav = matches!(r.kind, ResourceKind::RwStructuredBuffer(_));
+    if !uav && r.storage.iter().any(|s| s == "reordercoherent") {
+        v.report(
+            DiagCode::ReorderCoherentResource,
+            "ser.memory.reordercoherent.storage_class",
+            &r.name,
+            r.span,
+            format!("`{}` is not a UAV; [reordercoherent] is a storage class for UAVs", r.name),
+        );
     }
 }
