@@ -51,12 +51,27 @@ pub enum LocalArgument {
     /// 4-byte root constants.
     Constants(Vec<u32>),
     /// An 8-byte handle (a descriptor handle or GPU virtual address): a
-    /// number or a `"0x..."` string.
+    /// number or a `"0x..."` string (written as the string, which JSON
+    /// readers with 53-bit numbers keep exact).
     Handle(
-        #[serde(deserialize_with = "u64_or_hex")]
-        #[schemars(with = "String")]
+        #[serde(deserialize_with = "u64_or_hex", serialize_with = "hex")]
+        #[schemars(with = "U64OrHex")]
         u64,
     ),
+}
+
+/// How a 64-bit handle may be written.
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)] // only its schema is used
+#[serde(untagged)]
+enum U64OrHex {
+    Number(u64),
+    /// `"0x"` and up to 16 hexadecimal digits.
+    Hex(String),
+}
+
+fn hex<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{v:#x}"))
 }
 
 fn u64_or_hex<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
