@@ -216,7 +216,10 @@ mod tests {
     #[test]
     fn blessing_follows_the_run_and_keeps_what_did_not_run() {
         let b = baseline(&["a", "b", "gone", "skipped"]);
-        let ids: BTreeSet<String> = ["a", "b", "c", "skipped"].iter().map(|s| s.to_string()).collect();
+        let ids: BTreeSet<String> = ["a", "b", "c", "skipped"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let mut a = result("a", Verdict::Fail);
         apply(&b, &mut a);
         let mut bb = result("b", Verdict::Pass);
@@ -230,7 +233,11 @@ mod tests {
             .collect();
         assert_eq!(
             listed,
-            vec![("a", "bug a"), ("c", "crash: why"), ("skipped", "bug skipped")]
+            vec![
+                ("a", "bug a"),
+                ("c", "crash: why"),
+                ("skipped", "bug skipped")
+            ]
         );
     }
 }

@@ -100,6 +100,9 @@ mod tests {
 
     #[test]
     fn escapes_markup_and_control_characters() {
-        assert_eq!(escape("a<b>&\"'\u{1}"), "a&lt;b&gt;&amp;&quot;&apos;\u{fffd}");
+        assert_eq!(
+            escape("a<b>&\"'\u{1}"),
+            "a&lt;b&gt;&amp;&quot;&apos;\u{fffd}"
+        );
     }
 }

@@ -2,11 +2,11 @@
 //! `docs/protocol/`: the files are current, every real message the suite
 //! produces is valid, and broken messages are not.
 
+use ser_harness::backend::Backend;
 use ser_harness::load::load_dir;
 use ser_harness::protocol::convert::{reply, request};
 use ser_harness::protocol::*;
 use ser_harness::reference_backend::ReferenceBackend;
-use ser_harness::backend::Backend;
 use ser_reference::Profile;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -22,7 +22,10 @@ fn validator(file: &str) -> jsonschema::Validator {
 }
 
 fn assert_valid(v: &jsonschema::Validator, what: &str, message: &Value) {
-    let errors: Vec<String> = v.iter_errors(message).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    let errors: Vec<String> = v
+        .iter_errors(message)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
     assert!(errors.is_empty(), "{what}: {}", errors.join("; "));
 }
 
@@ -30,8 +33,8 @@ fn assert_valid(v: &jsonschema::Validator, what: &str, message: &Value) {
 fn the_schemas_in_docs_are_current() {
     for (name, schema) in schemas() {
         let path = repo("docs/protocol").join(name);
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let on_disk: Value = serde_json::from_str(&text).unwrap();
         assert!(
             on_disk == schema,
@@ -47,24 +50,40 @@ fn every_request_and_reference_reply_of_the_suite_is_valid_and_round_trips() {
     let replies = validator("reply.schema.json");
     let backend = ReferenceBackend::new(Profile::MaybeReorderThread0027);
     let mut kinds = std::collections::BTreeSet::new();
-    let cases: Vec<_> = load_dir(&repo("cases")).into_iter().map(|c| c.unwrap()).collect();
+    let cases: Vec<_> = load_dir(&repo("cases"))
+        .into_iter()
+        .map(|c| c.unwrap())
+        .collect();
     assert!(cases.len() > 500);
     for case in &cases {
         let req = request(case);
         let line = encode(&req);
         assert_valid(&requests, &case.id, &serde_json::from_str(&line).unwrap());
-        assert_eq!(decode::<Request>("a request", &line).unwrap(), req, "{}", case.id);
+        assert_eq!(
+            decode::<Request>("a request", &line).unwrap(),
+            req,
+            "{}",
+            case.id
+        );
         let rep = reply(&case.id, backend.run(case));
         let line = encode(&rep);
         let value: Value = serde_json::from_str(&line).unwrap();
         kinds.insert(value["type"].as_str().unwrap().to_string());
         assert_valid(&replies, &case.id, &value);
-        assert_eq!(decode::<Reply>("a reply", &line).unwrap(), rep, "{}", case.id);
+        assert_eq!(
+            decode::<Reply>("a reply", &line).unwrap(),
+            rep,
+            "{}",
+            case.id
+        );
     }
     // The suite makes the reference give every kind of reply but these.
     for kind in REPLY_TYPES {
         if !["not_supported", "error"].contains(&kind) {
-            assert!(kinds.contains(kind), "no case gives a `{kind}` reply: {kinds:?}");
+            assert!(
+                kinds.contains(kind),
+                "no case gives a `{kind}` reply: {kinds:?}"
+            );
         }
     }
     for extra in [
@@ -83,7 +102,11 @@ fn both_hellos_are_valid() {
         runner: "ser-conformance".into(),
         profile: Some(Profile::Sm69),
     };
-    assert_valid(&validator("runner-hello.schema.json"), "runner", &serde_json::to_value(&hello).unwrap());
+    assert_valid(
+        &validator("runner-hello.schema.json"),
+        "runner",
+        &serde_json::to_value(&hello).unwrap(),
+    );
     let hello = BackendHello {
         kind: HelloType::Hello,
         protocol: PROTOCOL_VERSION,
@@ -91,7 +114,11 @@ fn both_hellos_are_valid() {
         profile: Profile::VulkanNv,
         capabilities: vec!["validation".into()],
     };
-    assert_valid(&validator("backend-hello.schema.json"), "backend", &serde_json::to_value(&hello).unwrap());
+    assert_valid(
+        &validator("backend-hello.schema.json"),
+        "backend",
+        &serde_json::to_value(&hello).unwrap(),
+    );
 }
 
 #[test]

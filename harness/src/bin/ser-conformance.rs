@@ -184,8 +184,7 @@ fn parse_schedule(s: &str) -> Result<Schedule, String> {
 }
 
 fn serve_reference(args: ServeArgs) -> ExitCode {
-    let (profile, schedule) = match (parse_profile(&args.profile), parse_schedule(&args.schedule))
-    {
+    let (profile, schedule) = match (parse_profile(&args.profile), parse_schedule(&args.schedule)) {
         (Ok(p), Ok(s)) => (p, s),
         (Err(e), _) | (_, Err(e)) => return fail(e),
     };

@@ -110,7 +110,9 @@ impl Backend for ExecBackend {
             Received::Closed => return Err(BackendError::Crashed(p.exit_report())),
             Received::Unreadable(m) => {
                 p.kill();
-                return Err(BackendError::Failed(format!("{m}; the backend process was stopped")));
+                return Err(BackendError::Failed(format!(
+                    "{m}; the backend process was stopped"
+                )));
             }
         };
         let reply: Reply = match decode("a reply", &line) {
@@ -225,7 +227,10 @@ impl Process {
     fn receive(&mut self, timeout: Option<Duration>) -> Received {
         let got = match timeout {
             Some(t) => self.lines.recv_timeout(t),
-            None => self.lines.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            None => self
+                .lines
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
         };
         match got {
             Ok(Ok(line)) => Received::Line(line),

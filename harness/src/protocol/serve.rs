@@ -8,7 +8,9 @@
 
 use super::codec::{decode, encode};
 use super::convert::{case_of, reply};
-use super::wire::{BackendHello, ErrorReply, HelloType, NotSupportedReply, Reply, Request, RunnerHello};
+use super::wire::{
+    BackendHello, ErrorReply, HelloType, NotSupportedReply, Reply, Request, RunnerHello,
+};
 use super::PROTOCOL_VERSION;
 use crate::backend::Backend;
 use ser_reference::Profile;
@@ -119,7 +121,8 @@ pub fn serve(
                         std::process::abort()
                     }
                     Some(FaultKind::Garbage) => {
-                        send(&mut out, "\u{7}this is not a message {").map_err(|e| e.to_string())?;
+                        send(&mut out, "\u{7}this is not a message {")
+                            .map_err(|e| e.to_string())?;
                         continue;
                     }
                     Some(FaultKind::WrongId) => Reply::NotSupported(NotSupportedReply {
