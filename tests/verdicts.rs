@@ -203,7 +203,10 @@ fn crashing_failing_and_hanging_in_process_backends_get_their_verdicts() {
     assert_eq!(r.verdict, Verdict::Timeout, "{}", r.message);
     assert!(r.message.contains("within 0.2 s"), "{}", r.message);
     let ok: std::sync::Arc<dyn Backend> = std::sync::Arc::new(Stub { mode: "panic" });
-    assert_eq!(judge_within(&case, &ok, Some(limit)).verdict, Verdict::Crash);
+    assert_eq!(
+        judge_within(&case, &ok, Some(limit)).verdict,
+        Verdict::Crash
+    );
 }
 
 #[test]

@@ -164,6 +164,19 @@ fn id_prefix(root: &Path, file: &Path) -> String {
 
 /// Loads the cases of one file.
 pub fn load_file(root: &Path, file: &Path) -> Vec<Result<Case, LoadError>> {
+    match std::fs::read_to_string(file) {
+        Ok(text) => load_text(root, file, &text),
+        Err(e) => vec![Err(LoadError {
+            file: file.to_path_buf(),
+            case: None,
+            location: "file".into(),
+            message: format!("cannot read: {e}"),
+        })],
+    }
+}
+
+/// Loads the cases of a file's text (`file` names it in errors and ids).
+pub fn load_text(root: &Path, file: &Path, text: &str) -> Vec<Result<Case, LoadError>> {
     let fail = |location: String, message: String| {
         vec![Err(LoadError {
             file: file.to_path_buf(),
@@ -172,11 +185,7 @@ pub fn load_file(root: &Path, file: &Path) -> Vec<Result<Case, LoadError>> {
             message,
         })]
     };
-    let text = match std::fs::read_to_string(file) {
-        Ok(t) => t,
-        Err(e) => return fail("file".into(), format!("cannot read: {e}")),
-    };
-    let json: serde_json::Value = match serde_json::from_str(&text) {
+    let json: serde_json::Value = match serde_json::from_str(text) {
         Ok(j) => j,
         Err(e) => {
             return fail(

@@ -206,7 +206,10 @@ impl Calls<'_, '_, '_> {
     fn ray_query_conversion(&mut self, e: &Expr, args: &[Expr]) {
         let with_attrs = args.len() > 1;
         if let Some(q) = args.first() {
-            if !matches!(self.facts.type_of(self.v.program, q), Some(Type::RayQuery(_))) {
+            if !matches!(
+                self.facts.type_of(self.v.program, q),
+                Some(Type::RayQuery(_))
+            ) {
                 let clause = if with_attrs {
                     "ser.dxil.hitobject_fromrayquerywithattrs.err_ray_query_handle"
                 } else {
@@ -221,7 +224,10 @@ impl Calls<'_, '_, '_> {
                 );
             }
         }
-        if let Some(t) = args.get(1).and_then(|a| self.facts.type_of(self.v.program, a)) {
+        if let Some(t) = args
+            .get(1)
+            .and_then(|a| self.facts.type_of(self.v.program, a))
+        {
             self.attributes(
                 &t,
                 e.span,

@@ -135,7 +135,10 @@ fn storage_class(v: &mut Validator, r: &ResourceDecl) {
             "ser.memory.reordercoherent.storage_class",
             &r.name,
             r.span,
-            format!("`{}` is not a UAV; [reordercoherent] is a storage class for UAVs", r.name),
+            format!(
+                "`{}` is not a UAV; [reordercoherent] is a storage class for UAVs",
+                r.name
+            ),
         );
     }
 }
