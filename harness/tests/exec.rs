@@ -397,7 +397,7 @@ fn bad_command_lines_are_errors_that_say_what_was_expected() {
         (vec!["--timeout", "0"], "positive number of seconds"),
         (
             vec!["--backend", "nope"],
-            "expected `reference` or `exec:PATH [ARGS]`",
+            "expected `reference`, `vulkan` or `exec:PATH [ARGS]`",
         ),
         (
             vec!["--backend", "exec:/no/such/program"],

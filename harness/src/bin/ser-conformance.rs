@@ -225,7 +225,17 @@ fn parse_timeout(t: Option<f64>) -> Result<Option<Duration>, String> {
 /// The backend `--backend` names.
 fn backend(args: &RunArgs, timeout: Option<Duration>) -> Result<Arc<dyn Backend>, String> {
     let profile = args.profile.as_deref().map(parse_profile).transpose()?;
-    if let Some(rest) = args.backend.strip_prefix("exec:") {
+    // `vulkan`: the Vulkan backend's program, next to this one.
+    let named = match args.backend.as_str() {
+        "vulkan" => std::env::current_exe()
+            .ok()
+            .and_then(|p| p.parent().map(|d| d.join("ser-vulkan")))
+            .filter(|p| p.exists())
+            .map(|p| format!("exec:{}", p.display()))
+            .ok_or("--backend vulkan: no `ser-vulkan` next to `ser-conformance` (build it: cargo build --release -p ser-vulkan)")?,
+        other => other.to_string(),
+    };
+    if let Some(rest) = named.strip_prefix("exec:") {
         let mut command: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
         command.extend(args.backend_args.iter().cloned());
         return Ok(Arc::new(
@@ -244,7 +254,7 @@ fn backend(args: &RunArgs, timeout: Option<Duration>) -> Result<Arc<dyn Backend>
             ))
         }
         other => Err(format!(
-            "unknown backend `{other}`; expected `reference` or `exec:PATH [ARGS]`"
+            "unknown backend `{other}`; expected `reference`, `vulkan` or `exec:PATH [ARGS]`"
         )),
     }
 }

@@ -1,0 +1,232 @@
+//! The backend: profile `vulkan-nv`. Each case's entry points are emitted
+//! as GLSL and compiled; what the NV extension or the emitter cannot
+//! express makes the case *not supported*, with the reason.
+
+use crate::device::{Gpu, Module, NoDevice};
+use crate::emit::{self, Glsl, Stage};
+use crate::interface::Interface;
+use ash::vk;
+use ser_harness::backend::{Backend, BackendError, Execution, Output};
+use ser_harness::load::{Case, Expected};
+use ser_reference::Profile;
+use std::sync::Mutex;
+
+pub struct VulkanBackend {
+    /// The device; reopened after a device loss, so that one case that
+    /// loses the device does not take the next ones with it.
+    gpu: Mutex<Result<Gpu, NoDevice>>,
+    name: String,
+}
+
+/// Capabilities this backend has: what the NV extension and the emitter
+/// express.
+pub const CAPABILITIES: &[&str] = &["callable_shaders", "wave_operations"];
+
+impl VulkanBackend {
+    pub fn new() -> VulkanBackend {
+        let gpu = Gpu::open();
+        let name = match &gpu {
+            Ok(g) => format!("vulkan-nv ({}, {})", g.name, g.driver.trim()),
+            Err(_) => "vulkan-nv (no device)".to_string(),
+        };
+        VulkanBackend {
+            gpu: Mutex::new(gpu),
+            name,
+        }
+    }
+
+    /// The device, or why there is none.
+    pub fn device(&self) -> Result<std::sync::MutexGuard<'_, Result<Gpu, NoDevice>>, String> {
+        let g = self.gpu.lock().unwrap_or_else(|e| e.into_inner());
+        match &*g {
+            Ok(_) => Ok(g),
+            Err(NoDevice(m)) => Err(m.clone()),
+        }
+    }
+}
+
+impl Default for VulkanBackend {
+    fn default() -> Self {
+        VulkanBackend::new()
+    }
+}
+
+fn stage_flags(s: Stage) -> vk::ShaderStageFlags {
+    match s {
+        Stage::RayGeneration => vk::ShaderStageFlags::RAYGEN_KHR,
+        Stage::ClosestHit => vk::ShaderStageFlags::CLOSEST_HIT_KHR,
+        Stage::AnyHit => vk::ShaderStageFlags::ANY_HIT_KHR,
+        Stage::Intersection => vk::ShaderStageFlags::INTERSECTION_KHR,
+        Stage::Miss => vk::ShaderStageFlags::MISS_KHR,
+        Stage::Callable => vk::ShaderStageFlags::CALLABLE_KHR,
+    }
+}
+
+/// An empty shader of a stage, for records without one.
+fn empty(stage: Stage, entry: &str) -> Glsl {
+    Glsl {
+        stage,
+        entry: entry.to_string(),
+        source: "#version 460\n#extension GL_EXT_ray_tracing : require\nvoid main() {}\n"
+            .to_string(),
+    }
+}
+
+/// Every module a case needs, as GLSL; `Err(NotSupported)` for what cannot
+/// be expressed.
+pub fn glsl(case: &Case) -> Result<(Interface, Vec<Glsl>), BackendError> {
+    let interface = Interface::of(&case.library).map_err(BackendError::NotSupported)?;
+    let mut glsl: Vec<Glsl> = Vec::new();
+    let want = |name: &str, glsl: &mut Vec<Glsl>| -> Result<(), BackendError> {
+        if glsl.iter().any(|g| g.entry == name) {
+            return Ok(());
+        }
+        let g = emit::entry_point(&case.library, name, &interface)
+            .map_err(|u| BackendError::NotSupported(format!("`{name}`: {u}")))?;
+        glsl.push(g);
+        Ok(())
+    };
+    want(&case.dispatch.raygen, &mut glsl)?;
+    let t = &case.shader_table;
+    for r in &t.hit_groups {
+        for n in [&r.closest_hit, &r.any_hit, &r.intersection]
+            .into_iter()
+            .flatten()
+        {
+            want(n, &mut glsl)?;
+        }
+    }
+    for (records, stage, name) in [
+        (&t.miss, Stage::Miss, crate::device::EMPTY_MISS),
+        (&t.callable, Stage::Callable, crate::device::EMPTY_CALLABLE),
+    ] {
+        for r in records {
+            match &r.shader {
+                Some(n) => want(n, &mut glsl)?,
+                None if !glsl.iter().any(|g| g.entry == name) => glsl.push(empty(stage, name)),
+                None => {}
+            }
+        }
+        if records.iter().any(|r| !r.local_root_arguments.is_empty()) {
+            return Err(BackendError::NotSupported(
+                "local root arguments other than constants".into(),
+            ));
+        }
+    }
+    Ok((interface, glsl))
+}
+
+/// Every module a case needs, compiled.
+pub fn modules(case: &Case) -> Result<(Interface, Vec<Module>), BackendError> {
+    let (interface, glsl) = glsl(case)?;
+    let mut out = Vec::new();
+    for g in glsl {
+        let spirv = crate::compile::spirv(&g).map_err(|e| {
+            BackendError::Failed(format!(
+                "the GLSL emitted for `{}` does not compile (a bug of this backend): {e}\n{}",
+                g.entry, g.source
+            ))
+        })?;
+        out.push(Module {
+            entry: g.entry.clone(),
+            stage: stage_flags(g.stage),
+            spirv,
+        });
+    }
+    Ok((interface, out))
+}
+
+/// Scenes and tables Vulkan cannot express validly.
+fn unexpressible(case: &Case) -> Result<(), String> {
+    use ser_reference::scene::Primitives;
+    let geometries = || case.scene.blas.iter().flat_map(|b| &b.geometries);
+    let boxes = geometries().any(|g| matches!(g.primitives, Primitives::Aabbs(_)));
+    let triangles = geometries().any(|g| matches!(g.primitives, Primitives::Triangles(_)));
+    let no_intersection = case
+        .shader_table
+        .hit_groups
+        .iter()
+        .any(|r| r.intersection.is_none());
+    if boxes && !triangles && no_intersection {
+        // A procedural hit group needs an intersection shader
+        // (VUID-VkRayTracingShaderGroupCreateInfoKHR-type-03475), and a
+        // triangle hit group used for AABBs is undefined (on the NVIDIA
+        // driver it hangs the GPU).
+        return Err("a hit group without an intersection shader for AABB geometry: a procedural hit group needs one (VUID-VkRayTracingShaderGroupCreateInfoKHR-type-03475)".into());
+    }
+    Ok(())
+}
+
+impl Backend for VulkanBackend {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn profile(&self) -> Profile {
+        Profile::VulkanNv
+    }
+
+    fn capabilities(&self) -> Vec<String> {
+        CAPABILITIES.iter().map(|c| c.to_string()).collect()
+    }
+
+    fn run(&self, case: &Case) -> Result<Execution, BackendError> {
+        if !matches!(case.expect, Expected::Buffers(_) | Expected::Undefined(_)) {
+            return Err(BackendError::NotSupported(
+                "only cases that run shaders".into(),
+            ));
+        }
+        let mut guard = self.device().map_err(BackendError::NotSupported)?;
+        let Ok(gpu) = &*guard else {
+            unreachable!("device() returns only a present device")
+        };
+        if case.dispatch.wave_size != gpu.props.subgroup_size {
+            return Err(BackendError::NotSupported(format!(
+                "a wave of {} lanes; this device's subgroups have {}",
+                case.dispatch.wave_size, gpu.props.subgroup_size
+            )));
+        }
+        if case
+            .shader_table
+            .hit_groups
+            .iter()
+            .any(|r| !r.local_root_arguments.is_empty())
+        {
+            return Err(BackendError::NotSupported(
+                "local root arguments other than constants".into(),
+            ));
+        }
+        unexpressible(case).map_err(BackendError::NotSupported)?;
+        let (interface, modules) = modules(case)?;
+        let outputs = gpu
+            .run(&crate::device::Job {
+                scene: &case.scene,
+                table: &case.shader_table,
+                dispatch: &case.dispatch,
+                interface: &interface,
+                modules: &modules,
+            })
+            .map_err(|e| {
+                if e.starts_with("opacity micromaps")
+                    || e.starts_with("instance flag")
+                    || e == crate::device::UNEXPRESSIBLE_MIXED_BLAS
+                {
+                    BackendError::NotSupported(e)
+                } else {
+                    BackendError::Failed(e)
+                }
+            });
+        if let Err(BackendError::Failed(m)) = &outputs {
+            if m.contains("ERROR_DEVICE_LOST") || m.contains("device has been lost") {
+                // Start again on a fresh device for the next case.
+                *guard = Err(NoDevice("reopening".into()));
+                *guard = Gpu::open();
+            }
+        }
+        let outputs = outputs?;
+        Ok(Execution {
+            output: Output::Buffers(outputs),
+            legal: None,
+        })
+    }
+}

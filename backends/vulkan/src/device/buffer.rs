@@ -1,0 +1,97 @@
+//! Host-visible buffers with device addresses: simple, and enough for
+//! cases of a few kilobytes.
+
+use super::Gpu;
+use ash::vk;
+
+pub struct Buffer {
+    pub buffer: vk::Buffer,
+    memory: vk::DeviceMemory,
+    pub size: u64,
+    pub address: u64,
+    mapped: *mut u8,
+}
+
+impl Gpu {
+    /// A buffer of at least `size` bytes (never empty), zeroed.
+    pub fn buffer(&self, size: u64, usage: vk::BufferUsageFlags) -> Result<Buffer, String> {
+        let size = size.max(16);
+        let d = &self.device;
+        let usage = usage | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
+        unsafe {
+            let buffer = d
+                .create_buffer(
+                    &vk::BufferCreateInfo::default().size(size).usage(usage),
+                    None,
+                )
+                .map_err(|e| format!("vkCreateBuffer: {e}"))?;
+            let req = d.get_buffer_memory_requirements(buffer);
+            let host =
+                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+            let ty = self
+                .memory_type(req.memory_type_bits, host)
+                .ok_or("no host-visible coherent memory type")?;
+            let mut flags = vk::MemoryAllocateFlagsInfo::default()
+                .flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+            let memory = d
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(req.size)
+                        .memory_type_index(ty)
+                        .push_next(&mut flags),
+                    None,
+                )
+                .map_err(|e| format!("vkAllocateMemory: {e}"))?;
+            d.bind_buffer_memory(buffer, memory, 0)
+                .map_err(|e| format!("vkBindBufferMemory: {e}"))?;
+            let mapped = d
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .map_err(|e| format!("vkMapMemory: {e}"))? as *mut u8;
+            std::ptr::write_bytes(mapped, 0, size as usize);
+            let address =
+                d.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(buffer));
+            Ok(Buffer {
+                buffer,
+                memory,
+                size,
+                address,
+                mapped,
+            })
+        }
+    }
+
+    /// A buffer holding `bytes`.
+    pub fn buffer_with(&self, bytes: &[u8], usage: vk::BufferUsageFlags) -> Result<Buffer, String> {
+        let b = self.buffer(bytes.len() as u64, usage)?;
+        b.write(0, bytes);
+        Ok(b)
+    }
+
+    pub fn free(&self, b: Buffer) {
+        unsafe {
+            self.device.unmap_memory(b.memory);
+            self.device.destroy_buffer(b.buffer, None);
+            self.device.free_memory(b.memory, None);
+        }
+    }
+}
+
+impl Buffer {
+    pub fn write(&self, offset: usize, bytes: &[u8]) {
+        assert!(offset + bytes.len() <= self.size as usize);
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.mapped.add(offset), bytes.len())
+        }
+    }
+
+    pub fn read_words(&self, n: usize) -> Vec<u32> {
+        assert!(n * 4 <= self.size as usize);
+        let mut out = vec![0u32; n];
+        unsafe { std::ptr::copy_nonoverlapping(self.mapped, out.as_mut_ptr() as *mut u8, n * 4) }
+        out
+    }
+}
+
+pub fn words_to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}

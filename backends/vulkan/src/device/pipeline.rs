@@ -1,0 +1,239 @@
+//! A ray tracing pipeline for a case: one stage per shader module, one
+//! group per record of the shader table (raygeneration first), and the
+//! shader binding table laid out by the reference's layout rules with this
+//! device's handle size and alignments (`sbt.vulkan.*`), local root
+//! constants as shader record data right after each handle.
+
+use super::buffer::Buffer;
+use super::run::Module;
+use super::Gpu;
+use ash::vk;
+use ser_reference::sbt::layout::{self, Api, Layout, Packing, Rules};
+use ser_reference::sbt::{ShaderTable, Table};
+
+/// Entry names the backend uses for records without a shader: a miss or
+/// callable record needs a shader in Vulkan; an empty one does what no
+/// shader does.
+pub const EMPTY_MISS: &str = "__empty_miss";
+pub const EMPTY_CALLABLE: &str = "__empty_callable";
+
+pub struct Pipeline {
+    pub pipeline: vk::Pipeline,
+    pub layout: vk::PipelineLayout,
+    pub set_layout: vk::DescriptorSetLayout,
+    modules: Vec<vk::ShaderModule>,
+    pub sbt: Buffer,
+    pub regions: [vk::StridedDeviceAddressRegionKHR; 4],
+}
+
+pub struct PipelineDesc<'a> {
+    pub modules: &'a [Module],
+    pub raygen: &'a str,
+    pub table: &'a ShaderTable,
+    pub bindings: &'a [(u32, vk::DescriptorType)],
+    pub max_recursion_depth: u32,
+    pub flags: vk::PipelineCreateFlags,
+}
+
+impl Gpu {
+    pub fn rules(&self) -> Rules {
+        Rules {
+            api: Api::Vulkan,
+            identifier_size: self.props.handle_size,
+            record_alignment: self.props.handle_alignment,
+            table_alignment: self.props.base_alignment,
+            max_stride: self.props.max_stride,
+            packing: Packing::ConstantsOnly,
+        }
+    }
+
+    pub fn pipeline(&self, desc: &PipelineDesc) -> Result<Pipeline, String> {
+        let d = &self.device;
+        let all = vk::ShaderStageFlags::RAYGEN_KHR
+            | vk::ShaderStageFlags::CLOSEST_HIT_KHR
+            | vk::ShaderStageFlags::ANY_HIT_KHR
+            | vk::ShaderStageFlags::INTERSECTION_KHR
+            | vk::ShaderStageFlags::MISS_KHR
+            | vk::ShaderStageFlags::CALLABLE_KHR;
+        let bindings: Vec<vk::DescriptorSetLayoutBinding> = desc
+            .bindings
+            .iter()
+            .map(|&(b, ty)| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(b)
+                    .descriptor_type(ty)
+                    .descriptor_count(1)
+                    .stage_flags(all)
+            })
+            .collect();
+        let set_layout = unsafe {
+            d.create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                None,
+            )
+        }
+        .map_err(|e| format!("vkCreateDescriptorSetLayout: {e}"))?;
+        let set_layouts = [set_layout];
+        let layout = unsafe {
+            d.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
+                None,
+            )
+        }
+        .map_err(|e| format!("vkCreatePipelineLayout: {e}"))?;
+        let mut modules = Vec::new();
+        for m in desc.modules {
+            let module = unsafe {
+                d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&m.spirv), None)
+            }
+            .map_err(|e| format!("vkCreateShaderModule `{}`: {e}", m.entry))?;
+            modules.push(module);
+        }
+        let stages: Vec<vk::PipelineShaderStageCreateInfo> = desc
+            .modules
+            .iter()
+            .zip(&modules)
+            .map(|(m, &module)| {
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(m.stage)
+                    .module(module)
+                    .name(c"main")
+            })
+            .collect();
+        let index = |name: &str| -> Result<u32, String> {
+            desc.modules
+                .iter()
+                .position(|m| m.entry == name)
+                .map(|i| i as u32)
+                .ok_or_else(|| format!("no module for shader `{name}`"))
+        };
+        let general = |i: u32| {
+            vk::RayTracingShaderGroupCreateInfoKHR::default()
+                .ty(vk::RayTracingShaderGroupTypeKHR::GENERAL)
+                .general_shader(i)
+                .closest_hit_shader(vk::SHADER_UNUSED_KHR)
+                .any_hit_shader(vk::SHADER_UNUSED_KHR)
+                .intersection_shader(vk::SHADER_UNUSED_KHR)
+        };
+        let optional = |n: &Option<String>| -> Result<u32, String> {
+            n.as_deref().map_or(Ok(vk::SHADER_UNUSED_KHR), index)
+        };
+        let mut groups = vec![general(index(desc.raygen)?)];
+        for r in &desc.table.miss {
+            groups.push(general(index(r.shader.as_deref().unwrap_or(EMPTY_MISS))?));
+        }
+        for r in &desc.table.hit_groups {
+            let ty = if r.intersection.is_some() {
+                vk::RayTracingShaderGroupTypeKHR::PROCEDURAL_HIT_GROUP
+            } else {
+                vk::RayTracingShaderGroupTypeKHR::TRIANGLES_HIT_GROUP
+            };
+            groups.push(
+                vk::RayTracingShaderGroupCreateInfoKHR::default()
+                    .ty(ty)
+                    .general_shader(vk::SHADER_UNUSED_KHR)
+                    .closest_hit_shader(optional(&r.closest_hit)?)
+                    .any_hit_shader(optional(&r.any_hit)?)
+                    .intersection_shader(optional(&r.intersection)?),
+            );
+        }
+        for r in &desc.table.callable {
+            groups.push(general(index(
+                r.shader.as_deref().unwrap_or(EMPTY_CALLABLE),
+            )?));
+        }
+        let info = vk::RayTracingPipelineCreateInfoKHR::default()
+            .stages(&stages)
+            .groups(&groups)
+            .max_pipeline_ray_recursion_depth(
+                desc.max_recursion_depth.min(self.props.max_recursion_depth),
+            )
+            .layout(layout)
+            .flags(desc.flags);
+        let pipeline = unsafe {
+            self.rt.create_ray_tracing_pipelines(
+                vk::DeferredOperationKHR::null(),
+                vk::PipelineCache::null(),
+                &[info],
+                None,
+            )
+        }
+        .map_err(|(_, e)| format!("vkCreateRayTracingPipelinesKHR: {e}"))?[0];
+        let h = self.props.handle_size as usize;
+        let handles = unsafe {
+            self.rt.get_ray_tracing_shader_group_handles(
+                pipeline,
+                0,
+                groups.len() as u32,
+                groups.len() * h,
+            )
+        }
+        .map_err(|e| format!("vkGetRayTracingShaderGroupHandlesKHR: {e}"))?;
+        let table_layout =
+            layout::layout(&self.rules(), desc.table).map_err(|e| format!("shader table: {e}"))?;
+        let (sbt, regions) = self.sbt(&table_layout, &handles, h)?;
+        Ok(Pipeline {
+            pipeline,
+            layout,
+            set_layout,
+            modules,
+            sbt,
+            regions,
+        })
+    }
+
+    fn sbt(
+        &self,
+        l: &Layout,
+        handles: &[u8],
+        h: usize,
+    ) -> Result<(Buffer, [vk::StridedDeviceAddressRegionKHR; 4]), String> {
+        let tables = [Table::RayGen, Table::Miss, Table::HitGroup, Table::Callable];
+        let end = tables
+            .iter()
+            .map(|&t| {
+                let tl = l.table(t);
+                tl.start + tl.stride as u64 * tl.records.len() as u64
+            })
+            .max()
+            .unwrap_or(0);
+        let align = self.props.base_alignment as u64;
+        let buffer = self.buffer(end + align, vk::BufferUsageFlags::SHADER_BINDING_TABLE_KHR)?;
+        let base = buffer.address.div_ceil(align) * align;
+        let shift = (base - buffer.address) as usize;
+        let mut group = 0usize;
+        let mut regions = [vk::StridedDeviceAddressRegionKHR::default(); 4];
+        for (k, &t) in tables.iter().enumerate() {
+            let tl = l.table(t);
+            for (i, rec) in tl.records.iter().enumerate() {
+                let at = shift + (tl.start + tl.stride as u64 * i as u64) as usize;
+                buffer.write(at, &handles[group * h..(group + 1) * h]);
+                let args: Vec<u8> = rec.arguments.iter().map(|b| b.unwrap_or(0)).collect();
+                buffer.write(at + h, &args);
+                group += 1;
+            }
+            if !tl.records.is_empty() {
+                let size = tl.stride as u64 * tl.records.len() as u64;
+                regions[k] = vk::StridedDeviceAddressRegionKHR {
+                    device_address: base + tl.start,
+                    stride: tl.stride as u64,
+                    size,
+                };
+            }
+        }
+        Ok((buffer, regions))
+    }
+
+    pub fn free_pipeline(&self, p: Pipeline) {
+        unsafe {
+            self.device.destroy_pipeline(p.pipeline, None);
+            self.device.destroy_pipeline_layout(p.layout, None);
+            self.device
+                .destroy_descriptor_set_layout(p.set_layout, None);
+            for m in p.modules {
+                self.device.destroy_shader_module(m, None);
+            }
+        }
+        self.free(p.sbt);
+    }
+}

@@ -1,0 +1,625 @@
+//! Intrinsics, system values, ray tracing calls and the HitObject API.
+
+use super::expr::{Code, ACCEL};
+use super::types::{
+    common, convert, glsl_type, mangle, normalize, scalar_of, unsupported, with_scalar,
+};
+use super::{Emitter, Stage, Unsupported};
+use ser_lang::ast::*;
+
+const UINT: Type = Type::Scalar(ScalarType::Uint);
+const FLOAT: Type = Type::Scalar(ScalarType::Float);
+const BOOL: Type = Type::Scalar(ScalarType::Bool);
+const FLOAT3: Type = Type::Vector(ScalarType::Float, 3);
+
+/// Intrinsics that may be evaluated twice with the same meaning.
+pub(crate) const PURE_INTRINSICS: &[&str] = &[
+    "DispatchRaysIndex",
+    "DispatchRaysDimensions",
+    "RayFlags",
+    "RayTMin",
+    "RayTCurrent",
+    "WorldRayOrigin",
+    "WorldRayDirection",
+    "ObjectRayOrigin",
+    "ObjectRayDirection",
+    "ObjectToWorld3x4",
+    "ObjectToWorld4x3",
+    "WorldToObject3x4",
+    "WorldToObject4x3",
+    "InstanceIndex",
+    "InstanceID",
+    "GeometryIndex",
+    "PrimitiveIndex",
+    "HitKind",
+    "asuint",
+    "asint",
+    "asfloat",
+    "abs",
+    "min",
+    "max",
+    "clamp",
+    "floor",
+    "ceil",
+    "sqrt",
+    "dot",
+    "cross",
+    "length",
+    "normalize",
+    "mul",
+    "transpose",
+    "countbits",
+    "all",
+    "any",
+];
+
+/// A system value: its GLSL expression and HLSL type.
+fn system_value(name: &str) -> Option<(&'static str, Type)> {
+    let m34 = Type::Matrix(ScalarType::Float, 3, 4);
+    let m43 = Type::Matrix(ScalarType::Float, 4, 3);
+    Some(match name {
+        "DispatchRaysIndex" => ("gl_LaunchIDEXT", Type::Vector(ScalarType::Uint, 3)),
+        "DispatchRaysDimensions" => ("gl_LaunchSizeEXT", Type::Vector(ScalarType::Uint, 3)),
+        "RayFlags" => ("gl_IncomingRayFlagsEXT", UINT),
+        "RayTMin" => ("gl_RayTminEXT", FLOAT),
+        // In an intersection shader, the closest hit so far; in hit
+        // shaders, the hit's t (gl_HitTEXT is the same value there).
+        "RayTCurrent" => ("gl_RayTmaxEXT", FLOAT),
+        "WorldRayOrigin" => ("gl_WorldRayOriginEXT", FLOAT3),
+        "WorldRayDirection" => ("gl_WorldRayDirectionEXT", FLOAT3),
+        "ObjectRayOrigin" => ("gl_ObjectRayOriginEXT", FLOAT3),
+        "ObjectRayDirection" => ("gl_ObjectRayDirectionEXT", FLOAT3),
+        // gl_ObjectToWorldEXT is a mat4x3: 4 columns of 3, the 3x4 matrix.
+        // HLSL float3x4 is GLSL mat3x4 here (types.rs): its transpose.
+        "ObjectToWorld3x4" => ("transpose(gl_ObjectToWorldEXT)", m34),
+        "ObjectToWorld4x3" => ("gl_ObjectToWorldEXT", m43),
+        "WorldToObject3x4" => ("transpose(gl_WorldToObjectEXT)", m34),
+        "WorldToObject4x3" => ("gl_WorldToObjectEXT", m43),
+        "InstanceIndex" => ("uint(gl_InstanceID)", UINT),
+        "InstanceID" => ("uint(gl_InstanceCustomIndexEXT)", UINT),
+        "GeometryIndex" => ("uint(gl_GeometryIndexEXT)", UINT),
+        "PrimitiveIndex" => ("uint(gl_PrimitiveID)", UINT),
+        "HitKind" => ("gl_HitKindEXT", UINT),
+        _ => return None,
+    })
+}
+
+/// The value of a constant operand (literals, named constants, `|`).
+pub(crate) fn const_u32(e: &Expr) -> Option<u64> {
+    match &e.kind {
+        ExprKind::IntLit { value, .. } => Some(*value),
+        ExprKind::Ident(n) => ser_lang::names::constant(n).map(u64::from),
+        ExprKind::Cast(_, x) => const_u32(x),
+        ExprKind::Binary(op, a, b) => {
+            let (a, b) = (const_u32(a)?, const_u32(b)?);
+            match op {
+                BinaryOp::BitOr => Some(a | b),
+                BinaryOp::BitAnd => Some(a & b),
+                BinaryOp::Add => Some(a + b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+impl Emitter<'_> {
+    fn arity(name: &str, args: &[Expr], n: &[usize]) -> Result<(), Unsupported> {
+        if n.contains(&args.len()) {
+            Ok(())
+        } else {
+            unsupported(format!("`{name}` with {} arguments", args.len()))
+        }
+    }
+
+    /// Arguments converted to one common type (of at least `min` rank).
+    fn unify(&mut self, args: &[Expr], float: bool) -> Result<(Vec<String>, Type), Unsupported> {
+        let mut codes = Vec::new();
+        let mut t: Option<Type> = None;
+        for a in args {
+            let (c, at) = self.expr(a)?;
+            t = Some(match t {
+                None => common(&at, &at, true)?,
+                Some(t) => common(&t, &at, true)?,
+            });
+            codes.push((c, at));
+        }
+        let mut t = t.expect("at least one argument");
+        if float {
+            t = with_scalar(&t, ScalarType::Float);
+        }
+        let codes = codes
+            .into_iter()
+            .map(|(c, at)| convert(c, &at, &t))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((codes, t))
+    }
+
+    pub fn intrinsic(&mut self, name: &str, args: &[Expr]) -> Result<Code, Unsupported> {
+        if let Some((code, t)) = system_value(name) {
+            Self::arity(name, args, &[0])?;
+            return Ok((code.to_string(), t));
+        }
+        match name {
+            "asuint" | "asint" | "asfloat" => {
+                Self::arity(name, args, &[1])?;
+                let (c, t) = self.expr(&args[0])?;
+                let to = match name {
+                    "asuint" => ScalarType::Uint,
+                    "asint" => ScalarType::Int,
+                    _ => ScalarType::Float,
+                };
+                let from =
+                    scalar_of(&t).ok_or_else(|| Unsupported(format!("`{name}` of {t:?}")))?;
+                let rt = with_scalar(&t, to);
+                let f = match (from, to) {
+                    (a, b) if a == b => return Ok((c, t)),
+                    (ScalarType::Float, ScalarType::Uint) => "floatBitsToUint",
+                    (ScalarType::Float, ScalarType::Int) => "floatBitsToInt",
+                    (ScalarType::Uint, ScalarType::Float) => "uintBitsToFloat",
+                    (ScalarType::Int, ScalarType::Float) => "intBitsToFloat",
+                    (ScalarType::Int | ScalarType::Uint, _) => {
+                        return Ok((convert(c, &t, &rt)?, rt))
+                    }
+                    _ => return unsupported(format!("`{name}` of {t:?}")),
+                };
+                Ok((format!("{f}({c})"), rt))
+            }
+            "abs" => {
+                Self::arity(name, args, &[1])?;
+                let (c, t) = self.unify(args, false)?;
+                if scalar_of(&t) == Some(ScalarType::Uint) {
+                    return Ok((c[0].clone(), t));
+                }
+                Ok((format!("abs({})", c[0]), t))
+            }
+            "min" | "max" | "clamp" => {
+                Self::arity(name, args, if name == "clamp" { &[3] } else { &[2] })?;
+                let (c, t) = self.unify(args, false)?;
+                if matches!(t, Type::Matrix(..)) {
+                    return unsupported(format!("`{name}` of matrices"));
+                }
+                Ok((format!("{name}({})", c.join(", ")), t))
+            }
+            "floor" | "ceil" | "sqrt" | "normalize" | "length" => {
+                Self::arity(name, args, &[1])?;
+                let (c, t) = self.unify(args, true)?;
+                if matches!(t, Type::Matrix(..)) {
+                    return unsupported(format!("`{name}` of a matrix"));
+                }
+                let t = if name == "length" { FLOAT } else { t };
+                Ok((format!("{name}({})", c[0]), t))
+            }
+            "dot" | "cross" => {
+                Self::arity(name, args, &[2])?;
+                let (c, t) = self.unify(args, false)?;
+                if scalar_of(&t) != Some(ScalarType::Float) {
+                    return unsupported(format!(
+                        "`{name}` of {t:?} (GLSL has float dot and cross only)"
+                    ));
+                }
+                if name == "cross" && t != FLOAT3 {
+                    return unsupported("`cross` of other than float3");
+                }
+                let rt = if name == "dot" { FLOAT } else { t };
+                Ok((format!("{name}({}, {})", c[0], c[1]), rt))
+            }
+            "mul" => {
+                Self::arity(name, args, &[2])?;
+                self.mul(&args[0], &args[1])
+            }
+            "transpose" => {
+                Self::arity(name, args, &[1])?;
+                let (c, t) = self.expr(&args[0])?;
+                match t {
+                    Type::Matrix(s, r, cc) => {
+                        Ok((format!("transpose({c})"), Type::Matrix(s, cc, r)))
+                    }
+                    _ => unsupported(format!("`transpose` of {t:?}")),
+                }
+            }
+            "countbits" => {
+                Self::arity(name, args, &[1])?;
+                let (c, t) = self.expr(&args[0])?;
+                let ut = with_scalar(&t, ScalarType::Uint);
+                let c = convert(c, &t, &ut)?;
+                Ok((format!("{}(bitCount({c}))", glsl_type(&ut)?), ut))
+            }
+            "all" | "any" => {
+                Self::arity(name, args, &[1])?;
+                let (c, t) = self.expr(&args[0])?;
+                match &t {
+                    Type::Scalar(_) => Ok((convert(c, &t, &BOOL)?, BOOL)),
+                    Type::Vector(_, n) => {
+                        let b = convert(c, &t, &Type::Vector(ScalarType::Bool, *n))?;
+                        Ok((format!("{name}({b})"), BOOL))
+                    }
+                    _ => unsupported(format!("`{name}` of {t:?}")),
+                }
+            }
+            "WaveGetLaneIndex" | "WaveGetLaneCount" | "WaveIsFirstLane" => {
+                Self::arity(name, args, &[0])?;
+                self.uses.subgroup_basic = true;
+                Ok(match name {
+                    "WaveGetLaneIndex" => ("gl_SubgroupInvocationID".into(), UINT),
+                    "WaveGetLaneCount" => ("gl_SubgroupSize".into(), UINT),
+                    _ => ("subgroupElect()".into(), BOOL),
+                })
+            }
+            "WaveActiveBallot" | "WaveActiveCountBits" => {
+                Self::arity(name, args, &[1])?;
+                self.uses.subgroup_ballot = true;
+                let b = self.cond(&args[0])?;
+                if name == "WaveActiveBallot" {
+                    Ok((
+                        format!("subgroupBallot({b})"),
+                        Type::Vector(ScalarType::Uint, 4),
+                    ))
+                } else {
+                    Ok((format!("subgroupBallotBitCount(subgroupBallot({b}))"), UINT))
+                }
+            }
+            "WaveActiveSum" | "WaveReadLaneFirst" | "WaveActiveAllEqual" => {
+                Self::arity(name, args, &[1])?;
+                let (c, t) = self.expr(&args[0])?;
+                if !matches!(t, Type::Scalar(_) | Type::Vector(..))
+                    || (name == "WaveActiveSum" && scalar_of(&t) == Some(ScalarType::Bool))
+                {
+                    return unsupported(format!("`{name}` of {t:?}"));
+                }
+                match name {
+                    "WaveActiveSum" => {
+                        self.uses.subgroup_arithmetic = true;
+                        Ok((format!("subgroupAdd({c})"), t))
+                    }
+                    "WaveReadLaneFirst" => {
+                        self.uses.subgroup_ballot = true;
+                        Ok((format!("subgroupBroadcastFirst({c})"), t))
+                    }
+                    _ => {
+                        if !matches!(t, Type::Scalar(_)) {
+                            return unsupported("`WaveActiveAllEqual` of a vector");
+                        }
+                        self.uses.subgroup_vote = true;
+                        Ok((format!("subgroupAllEqual({c})"), BOOL))
+                    }
+                }
+            }
+            "DeviceMemoryBarrier" => {
+                Self::arity(name, args, &[0])?;
+                Ok(("memoryBarrierBuffer()".into(), Type::Void))
+            }
+            "Barrier" => {
+                Self::arity(name, args, &[2])?;
+                match const_u32(&args[1]) {
+                    Some(sem) if sem & 1 == 0 => Ok(("memoryBarrierBuffer()".into(), Type::Void)),
+                    _ => unsupported("`Barrier` with GROUP_SYNC or non-constant flags"),
+                }
+            }
+            "InterlockedAdd" => {
+                Self::arity(name, args, &[2, 3])?;
+                if self.vector_buffer_root(&args[0]) {
+                    return unsupported(
+                        "`InterlockedAdd` on a component of a vector buffer element",
+                    );
+                }
+                let dest_is_buffer =
+                    matches!(&args[0].kind, ExprKind::Index(b, _) if self.buffer_of(b).is_some());
+                if !dest_is_buffer {
+                    return unsupported("`InterlockedAdd` on other than a buffer element");
+                }
+                let (d, dt) = self.expr(&args[0])?;
+                if !matches!(dt, Type::Scalar(ScalarType::Int | ScalarType::Uint)) {
+                    return unsupported(format!("`InterlockedAdd` on {dt:?}"));
+                }
+                let v = self.expr_as(&args[1], &dt)?;
+                let call = format!("atomicAdd({d}, {v})");
+                match args.get(2) {
+                    None => Ok((call, Type::Void)),
+                    Some(o) => {
+                        let (oc, ot) = self.expr(o)?;
+                        Ok((format!("({oc} = {})", convert(call, &dt, &ot)?), Type::Void))
+                    }
+                }
+            }
+            "TraceRay" => {
+                Self::arity(name, args, &[8])?;
+                let call = self.trace_args(args)?;
+                let (p, pt) = self.payload_place(&args[7])?;
+                let k = self.payload_location(&pt);
+                self.push_pre(format!("_pl{k} = {p};"))?;
+                self.push_pre(format!("traceRayEXT({call}, {k});"))?;
+                self.push_pre(format!("{p} = _pl{k};"))?;
+                Ok((String::new(), Type::Void))
+            }
+            "CallShader" => {
+                Self::arity(name, args, &[2])?;
+                let i = self.expr_as(&args[0], &UINT)?;
+                let (p, pt) = self.payload_place(&args[1])?;
+                let k = self.callable_location(&pt);
+                self.push_pre(format!("_cd{k} = {p};"))?;
+                self.push_pre(format!("executeCallableEXT({i}, {k});"))?;
+                self.push_pre(format!("{p} = _cd{k};"))?;
+                Ok((String::new(), Type::Void))
+            }
+            "ReportHit" => {
+                Self::arity(name, args, &[3])?;
+                if self.stage != Stage::Intersection {
+                    return unsupported("`ReportHit` outside an intersection shader");
+                }
+                let t = self.expr_as(&args[0], &FLOAT)?;
+                let k = self.expr_as(&args[1], &UINT)?;
+                let (a, at) = self.expr(&args[2])?;
+                match &self.report_attr {
+                    Some(prev) if *prev != at => {
+                        return unsupported(
+                            "`ReportHit` with attributes of two types in one shader",
+                        )
+                    }
+                    _ => self.report_attr = Some(at),
+                }
+                self.push_pre(format!("_ha = {a};"))?;
+                Ok((format!("reportIntersectionEXT({t}, {k})"), BOOL))
+            }
+            "IgnoreHit" | "AcceptHitAndEndSearch" => {
+                Self::arity(name, args, &[0])?;
+                if self.stage != Stage::AnyHit {
+                    return unsupported(format!("`{name}` outside an any-hit shader"));
+                }
+                let s = if name == "IgnoreHit" {
+                    "ignoreIntersectionEXT"
+                } else {
+                    "terminateRayEXT"
+                };
+                Ok((s.into(), Type::Void))
+            }
+            "MaybeReorderThread" | "ReorderThread" => {
+                Self::arity(name, args, &[1, 2, 3])?;
+                self.uses.reorder = true;
+                let mut parts = Vec::new();
+                let mut rest = args;
+                if args.len() != 2 {
+                    parts.push(self.hit_value(&args[0])?);
+                    rest = &args[1..];
+                }
+                for a in rest {
+                    parts.push(self.expr_as(a, &UINT)?);
+                }
+                Ok((format!("reorderThreadNV({})", parts.join(", ")), Type::Void))
+            }
+            _ => unsupported(format!("the intrinsic `{name}`")),
+        }
+    }
+
+    /// HLSL `mul` in the transposed matrix layout of types.rs.
+    fn mul(&mut self, a: &Expr, b: &Expr) -> Result<Code, Unsupported> {
+        let (ac, at) = self.expr(a)?;
+        let (bc, bt) = self.expr(b)?;
+        let float = |c: String, t: &Type| convert(c, t, &with_scalar(t, ScalarType::Float));
+        match (&at, &bt) {
+            (Type::Scalar(_), _) | (_, Type::Scalar(_)) => {
+                let t = common(&at, &bt, true)?;
+                Ok((
+                    format!("({} * {})", convert(ac, &at, &t)?, convert(bc, &bt, &t)?),
+                    t,
+                ))
+            }
+            (Type::Vector(_, n), Type::Vector(_, m)) if n == m => {
+                let t = common(&at, &bt, true)?;
+                if scalar_of(&t) != Some(ScalarType::Float) {
+                    return unsupported("`mul` of integer vectors");
+                }
+                Ok((
+                    format!("dot({}, {})", convert(ac, &at, &t)?, convert(bc, &bt, &t)?),
+                    FLOAT,
+                ))
+            }
+            (Type::Vector(_, n), Type::Matrix(_, r, c)) if n == r => Ok((
+                format!("({} * {})", bc, float(ac, &at)?),
+                Type::Vector(ScalarType::Float, *c),
+            )),
+            (Type::Matrix(_, r, c), Type::Vector(_, n)) if n == c => Ok((
+                format!("({} * {})", float(bc, &bt)?, ac),
+                Type::Vector(ScalarType::Float, *r),
+            )),
+            (Type::Matrix(_, r, k1), Type::Matrix(_, k2, c)) if k1 == k2 => Ok((
+                format!("({bc} * {ac})"),
+                Type::Matrix(ScalarType::Float, *r, *c),
+            )),
+            _ => unsupported(format!("`mul` of {at:?} and {bt:?}")),
+        }
+    }
+
+    /// The operands of `traceRayEXT`/`hitObjectTraceRayNV` from HLSL's
+    /// `(Scene, flags, mask, contribution, multiplier, miss, ray, _)`,
+    /// without the payload location.
+    fn trace_args(&mut self, args: &[Expr]) -> Result<String, Unsupported> {
+        let (a, at) = self.expr(&args[0])?;
+        if at != Type::Struct(ACCEL.into()) {
+            return unsupported("a first TraceRay operand that is not the acceleration structure");
+        }
+        let mut parts = vec![a];
+        for x in &args[1..6] {
+            parts.push(self.expr_as(x, &UINT)?);
+        }
+        parts.push(self.ray_operand(&args[6])?);
+        Ok(parts.join(", "))
+    }
+
+    /// `origin, tmin, direction, tmax` of a RayDesc operand.
+    fn ray_operand(&mut self, e: &Expr) -> Result<String, Unsupported> {
+        let (c, t) = self.expr(e)?;
+        if t != Type::Struct("RayDesc".into()) {
+            return unsupported(format!("a ray of type {t:?}"));
+        }
+        let place = matches!(
+            e.kind,
+            ExprKind::Ident(_) | ExprKind::Member(..) | ExprKind::Index(..)
+        ) && self.pure(e);
+        let r = if place {
+            c
+        } else {
+            let tmp = self.fresh();
+            self.push_pre(format!("RayDesc {tmp} = {c};"))?;
+            tmp
+        };
+        Ok(format!("{r}.Origin, {r}.TMin, {r}.Direction, {r}.TMax"))
+    }
+
+    /// A payload (or callable parameter) operand: a variable or a part of
+    /// one, copied in and out around the call.
+    fn payload_place(&mut self, e: &Expr) -> Result<(String, Type), Unsupported> {
+        let place = matches!(
+            e.kind,
+            ExprKind::Ident(_) | ExprKind::Member(..) | ExprKind::Index(..)
+        );
+        if !place || !self.pure(e) || self.vector_buffer_root(e) || self.buffer_of(e).is_some() {
+            return unsupported("a payload operand that is not a variable");
+        }
+        let (c, t) = self.expr(e)?;
+        if self.holds_hit_object(&t) {
+            return unsupported("a HitObject in a payload");
+        }
+        if matches!(&e.kind, ExprKind::Index(b, _) if self.buffer_of(b).is_some()) {
+            return unsupported("a buffer element as a payload");
+        }
+        Ok((c, t))
+    }
+
+    /// A hit object operand as a GLSL `hitObjectNV` variable.
+    pub fn hit_value(&mut self, e: &Expr) -> Result<String, Unsupported> {
+        self.uses.reorder = true;
+        match &e.kind {
+            ExprKind::Ident(n) if self.local(n) == Some(&Type::HitObject) => Ok(mangle(n)),
+            ExprKind::StaticCall { .. } => {
+                let tmp = self.fresh();
+                self.push_pre(format!("hitObjectNV {tmp};"))?;
+                self.hit_into(&tmp, e)?;
+                Ok(tmp)
+            }
+            _ => unsupported("a hit object operand other than a variable or a HitObject:: call"),
+        }
+    }
+
+    /// Makes the `hitObjectNV` variable `target` hold the value of `e`.
+    pub fn hit_into(&mut self, target: &str, e: &Expr) -> Result<(), Unsupported> {
+        self.uses.reorder = true;
+        match &e.kind {
+            ExprKind::StaticCall {
+                ty, method, args, ..
+            } if ty == "HitObject" => match method.as_str() {
+                "MakeNop" => {
+                    Self::arity("HitObject::MakeNop", args, &[0])?;
+                    self.push_pre(format!("hitObjectRecordEmptyNV({target});"))
+                }
+                "MakeMiss" => {
+                    Self::arity("HitObject::MakeMiss", args, &[3])?;
+                    if const_u32(&args[0]) != Some(0) {
+                        return unsupported("NV's hitObjectRecordMissNV takes no ray flags (HitObject::MakeMiss with flags other than a constant 0)");
+                    }
+                    let miss = self.expr_as(&args[1], &UINT)?;
+                    let ray = self.ray_operand(&args[2])?;
+                    self.push_pre(format!("hitObjectRecordMissNV({target}, {miss}, {ray});"))
+                }
+                "TraceRay" => {
+                    Self::arity("HitObject::TraceRay", args, &[8])?;
+                    let call = self.trace_args(args)?;
+                    let (p, pt) = self.payload_place(&args[7])?;
+                    let k = self.payload_location(&pt);
+                    self.push_pre(format!("_pl{k} = {p};"))?;
+                    self.push_pre(format!("hitObjectTraceRayNV({target}, {call}, {k});"))?;
+                    self.push_pre(format!("{p} = _pl{k};"))
+                }
+                "FromRayQuery" => {
+                    unsupported("HitObject::FromRayQuery: no ray query on this device")
+                }
+                m => unsupported(format!("`HitObject::{m}` as a value")),
+            },
+            ExprKind::Ident(n) if self.local(n) == Some(&Type::HitObject) => {
+                unsupported("a copy of a hit object (NV's hitObjectNV cannot be assigned)")
+            }
+            _ => unsupported("a hit object value other than a variable or a HitObject:: call"),
+        }
+    }
+
+    pub fn hit_object_static(
+        &mut self,
+        e: &Expr,
+        method: &str,
+        _template: Option<&Type>,
+        args: &[Expr],
+    ) -> Result<Code, Unsupported> {
+        self.uses.reorder = true;
+        if method == "Invoke" {
+            Self::arity("HitObject::Invoke", args, &[2])?;
+            let h = self.hit_value(&args[0])?;
+            let (p, pt) = self.payload_place(&args[1])?;
+            let k = self.payload_location(&pt);
+            self.push_pre(format!("_pl{k} = {p};"))?;
+            self.push_pre(format!("hitObjectExecuteShaderNV({h}, {k});"))?;
+            self.push_pre(format!("{p} = _pl{k};"))?;
+            return Ok((String::new(), Type::Void));
+        }
+        let tmp = self.hit_value(e)?;
+        Ok((tmp, Type::HitObject))
+    }
+
+    pub fn method(
+        &mut self,
+        receiver: &Expr,
+        method: &str,
+        template: Option<&Type>,
+        args: &[Expr],
+    ) -> Result<Code, Unsupported> {
+        if ser_lang::names::RAY_QUERY_METHODS.contains(&method)
+            && !ser_lang::names::HIT_OBJECT_METHODS.contains(&method)
+        {
+            return unsupported("RayQuery: no ray query on this device");
+        }
+        let h = self.hit_value(receiver)?;
+        let (f, t): (String, Type) = match method {
+            "IsMiss" => (format!("hitObjectIsMissNV({h})"), BOOL),
+            "IsHit" => (format!("hitObjectIsHitNV({h})"), BOOL),
+            "IsNop" => (format!("hitObjectIsEmptyNV({h})"), BOOL),
+            "GetRayTMin" => (format!("hitObjectGetRayTMinNV({h})"), FLOAT),
+            "GetRayTCurrent" => (format!("hitObjectGetRayTMaxNV({h})"), FLOAT),
+            "GetWorldRayOrigin" => (format!("hitObjectGetWorldRayOriginNV({h})"), FLOAT3),
+            "GetWorldRayDirection" => (format!("hitObjectGetWorldRayDirectionNV({h})"), FLOAT3),
+            "GetObjectRayOrigin" => (format!("hitObjectGetObjectRayOriginNV({h})"), FLOAT3),
+            "GetObjectRayDirection" => (format!("hitObjectGetObjectRayDirectionNV({h})"), FLOAT3),
+            // NV returns mat4x3 (the 3x4 matrix, column-major): HLSL's
+            // float4x3 as laid out here; float3x4 is its transpose.
+            "GetObjectToWorld3x4" => (format!("transpose(hitObjectGetObjectToWorldNV({h}))"), Type::Matrix(ScalarType::Float, 3, 4)),
+            "GetObjectToWorld4x3" => (format!("hitObjectGetObjectToWorldNV({h})"), Type::Matrix(ScalarType::Float, 4, 3)),
+            "GetWorldToObject3x4" => (format!("transpose(hitObjectGetWorldToObjectNV({h}))"), Type::Matrix(ScalarType::Float, 3, 4)),
+            "GetWorldToObject4x3" => (format!("hitObjectGetWorldToObjectNV({h})"), Type::Matrix(ScalarType::Float, 4, 3)),
+            "GetInstanceIndex" => (format!("uint(hitObjectGetInstanceIdNV({h}))"), UINT),
+            "GetInstanceID" => (format!("uint(hitObjectGetInstanceCustomIndexNV({h}))"), UINT),
+            "GetGeometryIndex" => (format!("uint(hitObjectGetGeometryIndexNV({h}))"), UINT),
+            "GetPrimitiveIndex" => (format!("uint(hitObjectGetPrimitiveIndexNV({h}))"), UINT),
+            "GetHitKind" => (format!("hitObjectGetHitKindNV({h})"), UINT),
+            "GetShaderTableIndex" => (format!("hitObjectGetShaderBindingTableRecordIndexNV({h})"), UINT),
+            "GetAttributes" => {
+                let t = normalize(template.cloned().ok_or_else(|| Unsupported("`GetAttributes` without a type".into()))?);
+                if self.holds_hit_object(&t) {
+                    return unsupported("a HitObject in attributes");
+                }
+                let k = self.hit_attr_location(&t);
+                let tmp = self.fresh();
+                self.push_pre(format!("hitObjectGetAttributesNV({h}, {k});"))?;
+                self.push_pre(format!("{} = _hoa{k};", super::types::declare(&t, &tmp)?))?;
+                return Ok((tmp, t));
+            }
+            "GetRayFlags" => return unsupported("HitObject::GetRayFlags: NV has no getter for a hit object's ray flags"),
+            "SetShaderTableIndex" => return unsupported("HitObject::SetShaderTableIndex: no NV equivalent"),
+            "LoadLocalRootTableConstant" => {
+                return unsupported("HitObject::LoadLocalRootTableConstant: not emitted (it needs hitObjectGetShaderRecordBufferHandleNV and GL_EXT_buffer_reference)")
+            }
+            m => return unsupported(format!("the method `{m}`")),
+        };
+        if !args.is_empty() {
+            return unsupported(format!("`{method}` with arguments"));
+        }
+        Ok((f, t))
+    }
+}

@@ -1,0 +1,77 @@
+//! What every emitted shader and the pipeline agree on: descriptor set 0,
+//! the acceleration structure at binding 0, and each `RWStructuredBuffer`
+//! of the library at binding 1 + its position among the library's buffers,
+//! as a `std430` storage buffer of 32-bit words. A record's local root
+//! constants are its shader record data, right after the handle.
+
+use ser_lang::ast::{Item, Library, ResourceKind, ScalarType, Type};
+
+pub const SET: u32 = 0;
+pub const ACCELERATION_STRUCTURE_BINDING: u32 = 0;
+
+/// One output buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferBinding {
+    pub name: String,
+    pub binding: u32,
+    /// The element type, as declared.
+    pub element: Type,
+    /// 32-bit words per element.
+    pub words_per_element: u32,
+}
+
+/// The resources of a library.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Interface {
+    /// The `RaytracingAccelerationStructure`'s name, if declared.
+    pub acceleration_structure: Option<String>,
+    pub buffers: Vec<BufferBinding>,
+}
+
+impl Interface {
+    pub fn of(library: &Library) -> Result<Interface, String> {
+        let mut out = Interface::default();
+        for item in &library.items {
+            let Item::Resource(r) = item else { continue };
+            match &r.kind {
+                ResourceKind::AccelerationStructure => {
+                    if out.acceleration_structure.is_some() {
+                        return Err("more than one acceleration structure".into());
+                    }
+                    out.acceleration_structure = Some(r.name.clone());
+                }
+                ResourceKind::RwStructuredBuffer(t) => {
+                    let words = words(t).ok_or_else(|| {
+                        format!("buffer `{}`: elements of a type other than scalars and vectors of 32-bit values", r.name)
+                    })?;
+                    out.buffers.push(BufferBinding {
+                        name: r.name.clone(),
+                        binding: 1 + out.buffers.len() as u32,
+                        element: t.clone(),
+                        words_per_element: words,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn buffer(&self, name: &str) -> Option<&BufferBinding> {
+        self.buffers.iter().find(|b| b.name == name)
+    }
+}
+
+/// Words of a buffer element: 32-bit scalars and vectors of them.
+fn words(t: &Type) -> Option<u32> {
+    let ok = |s: &ScalarType| {
+        matches!(
+            s,
+            ScalarType::Uint | ScalarType::Int | ScalarType::Float | ScalarType::Bool
+        )
+    };
+    match t {
+        Type::Scalar(s) if ok(s) => Some(1),
+        Type::Vector(s, n) if ok(s) => Some(*n as u32),
+        _ => None,
+    }
+}

@@ -1,0 +1,67 @@
+//! `ser-vulkan`: the Vulkan backend as a process backend of
+//! `ser-conformance` (`--backend vulkan`, or `--backend exec:ser-vulkan`).
+//! `ser-vulkan --probe` prints the device it would use.
+
+use ser_harness::backend::Backend;
+use ser_harness::protocol::serve::serve;
+use ser_vulkan::backend::VulkanBackend;
+use std::process::ExitCode;
+
+/// `ser-vulkan --emit CASES_DIR ID`: prints the GLSL of every module of a
+/// case, for people debugging the emitter.
+fn emit(dir: &str, id: &str) -> ExitCode {
+    let Some(case) = ser_harness::load::load_dir(std::path::Path::new(dir))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|c| c.id == id)
+    else {
+        eprintln!("ser-vulkan: no case `{id}` under {dir}");
+        return ExitCode::from(2);
+    };
+    match ser_vulkan::backend::glsl(&case) {
+        Ok((_, modules)) => {
+            for g in modules {
+                println!("// ---- {} ({:?})\n{}", g.entry, g.stage, g.source);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, dir, id] = args.as_slice() {
+        if flag == "--emit" {
+            return emit(dir, id);
+        }
+    }
+    if std::env::args().any(|a| a == "--probe") {
+        let b = VulkanBackend::new();
+        println!("{}", b.name());
+        return match b.device() {
+            Ok(g) => {
+                if let Ok(g) = &*g {
+                    println!("{:?}", g.props);
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                println!("no device: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::stdout().lock();
+    match serve(|_| Box::new(VulkanBackend::new()), stdin, stdout, &[]) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ser-vulkan: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

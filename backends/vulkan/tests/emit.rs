@@ -1,0 +1,252 @@
+//! Every entry point of every runtime case of the `vulkan-nv` profile is
+//! emitted as GLSL, compiled to SPIR-V with glslang, and validated with
+//! `spirv-val --target-env vulkan1.3` where that tool is on PATH. A module
+//! that fails to compile or validate fails the test; entry points the
+//! emitter reports unsupported are counted by reason.
+
+use ser_harness::load::{load_dir, Case};
+use ser_reference::Profile;
+use ser_vulkan::compile::spirv;
+use ser_vulkan::emit::{entry_point, Glsl};
+use ser_vulkan::interface::Interface;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Cases fully emitted must be at least this many: all 272 runtime cases
+/// of the vulkan-nv profile when this was written.
+const MIN_FULLY_EMITTED: usize = 272;
+
+fn cases_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases")
+}
+
+/// The entry points a case uses: its raygeneration shader and every shader
+/// its table names, each once.
+fn entries(case: &Case) -> Vec<String> {
+    let mut out = vec![case.dispatch.raygen.clone()];
+    let t = &case.shader_table;
+    let names = t
+        .hit_groups
+        .iter()
+        .flat_map(|h| [&h.closest_hit, &h.any_hit, &h.intersection])
+        .chain(t.miss.iter().map(|m| &m.shader))
+        .chain(t.callable.iter().map(|c| &c.shader))
+        .flatten();
+    for n in names {
+        if !out.contains(n) {
+            out.push(n.clone());
+        }
+    }
+    out
+}
+
+fn numbered(source: &str) -> String {
+    source
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("{:4} | {l}\n", i + 1))
+        .collect()
+}
+
+fn spirv_val() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("spirv-val"))
+        .find(|p| p.is_file())
+}
+
+fn validate(tool: &Path, words: &[u32], name: &str) -> Result<(), String> {
+    let file = std::env::temp_dir().join(format!("ser-emit-{}-{name}.spv", std::process::id()));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
+    let out = Command::new(tool)
+        .args(["--target-env", "vulkan1.3"])
+        .arg(&file)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&file);
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+#[test]
+fn vulkan_nv_runtime_cases_emit_and_compile() {
+    let tool = spirv_val();
+    if tool.is_none() {
+        println!("spirv-val not found: SPIR-V not validated");
+    }
+    let mut total = 0;
+    let mut ids = Vec::new();
+    let mut modules = Vec::new();
+    let mut unsupported_cases = std::collections::BTreeSet::new();
+    let mut failures = Vec::new();
+    let mut by_reason: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for loaded in load_dir(&cases_dir()) {
+        let case = loaded.unwrap_or_else(|e| panic!("case failed to load: {e:?}"));
+        if case.kind() != "runtime" || !case.profiles.contains(&Profile::VulkanNv) {
+            continue;
+        }
+        total += 1;
+        let library = Profile::VulkanNv.adapt(&case.library);
+        let interface = match Interface::of(&library) {
+            Ok(i) => i,
+            Err(e) => {
+                by_reason
+                    .entry(format!("interface: {e}"))
+                    .or_default()
+                    .push(case.id.clone());
+                unsupported_cases.insert(case.id.clone());
+                ids.push(case.id.clone());
+                continue;
+            }
+        };
+        for entry in entries(&case) {
+            match entry_point(&library, &entry, &interface) {
+                Ok(glsl) => modules.push((case.id.clone(), glsl)),
+                Err(u) => {
+                    unsupported_cases.insert(case.id.clone());
+                    by_reason
+                        .entry(u.0)
+                        .or_default()
+                        .push(format!("{} ({entry})", case.id));
+                }
+            }
+        }
+        ids.push(case.id.clone());
+    }
+    // SER_EMIT_DUMP=DIR writes every module there, for people.
+    if let Some(dir) = std::env::var_os("SER_EMIT_DUMP") {
+        let dir = PathBuf::from(dir);
+        for (id, glsl) in &modules {
+            let file = dir.join(format!("{}.{}.glsl", id.replace('/', "."), glsl.entry));
+            std::fs::create_dir_all(&dir).expect("the dump folder");
+            std::fs::write(file, &glsl.source).expect("a dump file");
+        }
+    }
+    // Compile serially (one glslang instance), validate in parallel.
+    let compiled: Vec<(String, Glsl, Result<Vec<u32>, String>)> = modules
+        .into_iter()
+        .map(|(id, glsl)| {
+            let words = spirv(&glsl);
+            (id, glsl, words)
+        })
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
+    let chunk = compiled.len().div_ceil(threads).max(1);
+    let checked: Vec<Result<(), String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = compiled
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                let tool = tool.clone();
+                s.spawn(move || {
+                    part.iter()
+                        .enumerate()
+                        .map(|(i, (_, glsl, words))| {
+                            let words = words.as_ref().map_err(|m| m.clone())?;
+                            match &tool {
+                                Some(t) => validate(t, words, &format!("{c}-{i}-{}", glsl.entry))
+                                    .map_err(|m| format!("spirv-val: {m}")),
+                                None => Ok(()),
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("validation thread"))
+            .collect()
+    });
+    let mut failed_cases = std::collections::BTreeSet::new();
+    for ((id, glsl, _), result) in compiled.iter().zip(checked) {
+        if let Err(message) = result {
+            failed_cases.insert(id.clone());
+            failures.push(format!(
+                "case {id} entry `{}`:\n{}\n{message}\n",
+                glsl.entry,
+                numbered(&glsl.source)
+            ));
+        }
+    }
+    let full = ids
+        .iter()
+        .filter(|id| !unsupported_cases.contains(*id) && !failed_cases.contains(*id))
+        .count();
+    println!("vulkan-nv runtime cases: {total}, fully emitted and compiled: {full}");
+    for (reason, uses) in &by_reason {
+        println!("unsupported ({} entry points): {reason}", uses.len());
+        for u in uses {
+            println!("    {u}");
+        }
+    }
+    if !failures.is_empty() {
+        for f in &failures {
+            println!("{f}");
+        }
+        panic!(
+            "{} emitted module(s) failed to compile or validate",
+            failures.len()
+        );
+    }
+    assert!(
+        full >= MIN_FULLY_EMITTED,
+        "only {full} of {total} cases fully emitted (expected at least {MIN_FULLY_EMITTED})"
+    );
+}
+
+/// Beyond the vulkan-nv profile: every entry point of every runtime case
+/// (any profile) that the emitter does emit must compile; the rest must be
+/// reported unsupported, never emitted wrong.
+#[test]
+fn every_runtime_case_emits_compiling_glsl_or_says_why_not() {
+    let mut failures = Vec::new();
+    let mut by_reason: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut emitted, mut total) = (0, 0);
+    for loaded in load_dir(&cases_dir()) {
+        let case = loaded.unwrap_or_else(|e| panic!("case failed to load: {e:?}"));
+        if case.kind() != "runtime" {
+            continue;
+        }
+        let Ok(interface) = Interface::of(&case.library) else {
+            continue;
+        };
+        for entry in entries(&case) {
+            total += 1;
+            match entry_point(&case.library, &entry, &interface) {
+                Err(u) => *by_reason.entry(u.0).or_default() += 1,
+                Ok(glsl) => {
+                    emitted += 1;
+                    if let Err(m) = spirv(&glsl) {
+                        failures.push(format!(
+                            "case {} entry `{entry}`:\n{}\n{m}\n",
+                            case.id,
+                            numbered(&glsl.source)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    println!("entry points of runtime cases (all profiles): {total}, emitted: {emitted}");
+    for (reason, n) in &by_reason {
+        println!("unsupported ({n}): {reason}");
+    }
+    for f in &failures {
+        println!("{f}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} emitted module(s) failed to compile",
+        failures.len()
+    );
+}
