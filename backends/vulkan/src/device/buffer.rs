@@ -76,6 +76,11 @@ impl Gpu {
     }
 }
 
+// SAFETY: the mapping belongs to the buffer alone and is only touched
+// through `&self`/`&mut self` of the buffer; the device is used from one
+// thread at a time (the backend holds it behind a mutex).
+unsafe impl Send for Buffer {}
+
 impl Buffer {
     pub fn write(&self, offset: usize, bytes: &[u8]) {
         assert!(offset + bytes.len() <= self.size as usize);

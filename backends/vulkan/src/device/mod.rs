@@ -6,6 +6,7 @@
 
 mod accel;
 mod buffer;
+mod cache;
 mod pipeline;
 mod run;
 
@@ -52,6 +53,7 @@ pub struct Gpu {
     pub props: RayTracingProperties,
     pub name: String,
     pub driver: String,
+    cache: cache::Cache,
 }
 
 impl Gpu {
@@ -188,6 +190,7 @@ impl Gpu {
             props,
             name,
             driver,
+            cache: cache::Cache::new(),
         })
     }
 
@@ -244,6 +247,14 @@ impl Drop for Gpu {
     fn drop(&mut self) {
         unsafe {
             let _ = self.device.device_wait_idle();
+        }
+        for (_, p) in self.cache.pipelines.take() {
+            self.free_pipeline(p);
+        }
+        for (_, b) in self.cache.scenes.take() {
+            self.free_scene(b);
+        }
+        unsafe {
             self.device.destroy_command_pool(self.pool, None);
             self.device.destroy_device(None);
             self.instance.destroy_instance(None);

@@ -31,10 +31,24 @@ pub struct Job<'a> {
 
 impl Gpu {
     pub fn run(&self, job: &Job) -> Result<Outputs, String> {
-        let scene = self.build_scene(job.scene)?;
-        let r = self.run_with(job, scene.tlas);
-        self.free_scene(scene);
-        r
+        if !self.cache.enabled {
+            let scene = self.build_scene(job.scene)?;
+            let r = self.run_with(job, scene.tlas);
+            self.free_scene(scene);
+            return r;
+        }
+        let key = serde_json::to_string(job.scene).map_err(|e| e.to_string())?;
+        let cached = self.cache.scenes.borrow().get(&key).map(|b| b.tlas);
+        let tlas = match cached {
+            Some(t) => t,
+            None => {
+                let built = self.build_scene(job.scene)?;
+                let t = built.tlas;
+                self.cache.scenes.borrow_mut().insert(key, built);
+                t
+            }
+        };
+        self.run_with(job, tlas)
     }
 
     fn run_with(&self, job: &Job, tlas: vk::AccelerationStructureKHR) -> Result<Outputs, String> {
@@ -58,14 +72,30 @@ impl Gpu {
         if job.dispatch.pipeline_flags & skip_aabbs != 0 {
             flags |= vk::PipelineCreateFlags::RAY_TRACING_SKIP_AABBS_KHR;
         }
-        let p = self.pipeline(&PipelineDesc {
+        let desc = PipelineDesc {
             modules: job.modules,
             raygen: &job.dispatch.raygen,
             table: job.table,
             bindings: &bindings,
             max_recursion_depth: job.dispatch.max_recursion_depth,
             flags,
-        })?;
+        };
+        let key = super::cache::PipelineKey::of(&desc);
+        let cached = self.cache.enabled && self.cache.pipelines.borrow().contains_key(&key);
+        if self.cache.enabled && !cached {
+            let p = self.pipeline(&desc)?;
+            self.cache.pipelines.borrow_mut().insert(key.clone(), p);
+        }
+        let fresh = if self.cache.enabled {
+            None
+        } else {
+            Some(self.pipeline(&desc)?)
+        };
+        let pipelines = self.cache.pipelines.borrow();
+        let p = match &fresh {
+            Some(p) => p,
+            None => &pipelines[&key],
+        };
         let mut buffers = Vec::new();
         let mut result = Ok(BTreeMap::new());
         for b in &job.interface.buffers {
@@ -86,7 +116,7 @@ impl Gpu {
         if result.is_ok() {
             result = self.dispatch(
                 job,
-                &p,
+                p,
                 tlas,
                 &buffers
                     .iter()
@@ -101,7 +131,10 @@ impl Gpu {
             }
             self.free(buf);
         }
-        self.free_pipeline(p);
+        drop(pipelines);
+        if let Some(p) = fresh {
+            self.free_pipeline(p);
+        }
         let _ = d;
         result.map(|_: BTreeMap<String, Vec<u32>>| out)
     }
