@@ -118,6 +118,24 @@ fn blas_index_out_of_range() {
 }
 
 #[test]
+fn a_blas_mixing_triangles_and_boxes_is_rejected() {
+    let e = one_error(
+        "mixed_blas",
+        &file_with(&[variant(|v| {
+            v["scene"] = serde_json::json!({"blas": [{"geometries": [
+                {"triangles": [[[0, 0, 5], [1, 0, 5], [0, 1, 5]]]},
+                {"aabbs": [{"min": [0, 0, 0], "max": [1, 1, 1]}]}
+            ]}]})
+        })]),
+    );
+    assert_eq!(e.location, "cases[0].scene.blas[0].geometries", "{e}");
+    assert!(
+        e.message.contains("one type per bottom-level structure"),
+        "{e}"
+    );
+}
+
+#[test]
 fn shader_parse_error_names_the_line_and_column() {
     let e = one_error(
         "parse",

@@ -73,6 +73,17 @@ pub(super) fn check_case(spec: &CaseSpec, at: &dyn Fn(&str) -> String) -> Check<
         }
     }
     for (b, blas) in spec.scene.blas.iter().enumerate() {
+        let triangles = blas
+            .geometries
+            .iter()
+            .filter(|g| matches!(g.primitives, Primitives::Triangles(_)))
+            .count();
+        if triangles != 0 && triangles != blas.geometries.len() {
+            return Err((
+                at(&format!("scene.blas[{b}].geometries")),
+                "mixes triangle and AABB geometries; expected one type per bottom-level structure, as the APIs require (Vulkan: VUID-VkAccelerationStructureBuildGeometryInfoKHR-type-03792): put each type in a BLAS of its own".into(),
+            ));
+        }
         for (g, geom) in blas.geometries.iter().enumerate() {
             if let Primitives::Aabbs(boxes) = &geom.primitives {
                 for (k, bx) in boxes.iter().enumerate() {
