@@ -12,6 +12,7 @@ pub mod case;
 pub mod expect;
 pub mod junit;
 pub mod load;
+pub mod mutant_backend;
 pub mod protocol;
 pub mod reference_backend;
 pub mod report;

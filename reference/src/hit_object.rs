@@ -6,6 +6,7 @@
 //! non-hits (zeros, identity-like matrices, the world ray as object ray) do
 //! not hold; those results are reported as unspecified there.
 
+use crate::mutation::{self, Mutation};
 use crate::profile::Profile;
 use crate::ray::Ray;
 use crate::sbt::{HIT_GROUP_INDEX_MASK, MISS_INDEX_MASK};
@@ -165,7 +166,14 @@ impl HitObject {
     pub fn get_ray_tmin(&self, p: Profile) -> Value {
         match self.ray() {
             Some(r) => Value::Scalar(r.tmin.clone()),
-            None => self.non_hit(p, Value::float(0.0), "GetRayTMin"),
+            None => {
+                let zero = if mutation::active(Mutation::NopRayTminOne) {
+                    1.0
+                } else {
+                    0.0
+                };
+                self.non_hit(p, Value::float(zero), "GetRayTMin")
+            }
         }
     }
 

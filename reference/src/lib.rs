@@ -14,6 +14,7 @@
 pub mod choice;
 pub mod exec;
 pub mod hit_object;
+pub mod mutation;
 pub mod numeric;
 pub mod outcome;
 pub mod payload;

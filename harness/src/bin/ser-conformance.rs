@@ -15,6 +15,7 @@
 use clap::{Parser, Subcommand};
 use ser_harness::backend::Backend;
 use ser_harness::baseline::Baseline;
+use ser_harness::mutant_backend::MutantBackend;
 use ser_harness::protocol::client::ExecBackend;
 use ser_harness::protocol::serve::{serve, Fault};
 use ser_harness::reference_backend::ReferenceBackend;
@@ -245,6 +246,10 @@ fn backend(args: &RunArgs, timeout: Option<Duration>) -> Result<Arc<dyn Backend>
     if !args.backend_args.is_empty() {
         return Err("--backend-arg is for `exec:` backends".into());
     }
+    if let Some(name) = args.backend.strip_prefix("mutant:") {
+        let profile = profile.unwrap_or(Profile::MaybeReorderThread0027);
+        return Ok(Arc::new(MutantBackend::by_name(name, profile)?));
+    }
     match args.backend.as_str() {
         "reference" => {
             let profile = profile.unwrap_or(Profile::MaybeReorderThread0027);
@@ -254,7 +259,7 @@ fn backend(args: &RunArgs, timeout: Option<Duration>) -> Result<Arc<dyn Backend>
             ))
         }
         other => Err(format!(
-            "unknown backend `{other}`; expected `reference`, `vulkan` or `exec:PATH [ARGS]`"
+            "unknown backend `{other}`; expected `reference`, `vulkan`, `mutant:NAME` or `exec:PATH [ARGS]`"
         )),
     }
 }

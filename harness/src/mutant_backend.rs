@@ -1,0 +1,63 @@
+//! A mutant: the reference with one rule broken
+//! ([`ser_reference::mutation`]), run as a backend under test. It is judged
+//! like any backend: on the buffers it writes, against the case's
+//! expectations, with no legal outcomes of its own.
+
+use crate::backend::{Backend, BackendError, Execution};
+use crate::load::Case;
+use crate::reference_backend::ReferenceBackend;
+use ser_reference::mutation::{self, Mutation};
+use ser_reference::Profile;
+
+pub struct MutantBackend {
+    reference: ReferenceBackend,
+    mutation: Mutation,
+    name: String,
+}
+
+impl MutantBackend {
+    pub fn new(mutation: Mutation, profile: Profile) -> Self {
+        MutantBackend {
+            reference: ReferenceBackend::new(profile),
+            mutation,
+            name: format!("mutant:{}", mutation.name()),
+        }
+    }
+
+    /// The mutant `--backend mutant:NAME` names.
+    pub fn by_name(name: &str, profile: Profile) -> Result<Self, String> {
+        Mutation::from_name(name)
+            .map(|m| Self::new(m, profile))
+            .ok_or_else(|| {
+                let known: Vec<&str> = Mutation::ALL.iter().map(|m| m.name()).collect();
+                format!(
+                    "unknown mutant `{name}`; the mutants are: {}",
+                    known.join(", ")
+                )
+            })
+    }
+
+    pub fn mutation(&self) -> Mutation {
+        self.mutation
+    }
+}
+
+impl Backend for MutantBackend {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn profile(&self) -> Profile {
+        self.reference.profile()
+    }
+
+    fn capabilities(&self) -> Vec<String> {
+        self.reference.capabilities()
+    }
+
+    fn run(&self, case: &Case) -> Result<Execution, BackendError> {
+        let mut exec = mutation::with(Some(self.mutation), || self.reference.run(case))?;
+        exec.legal = None;
+        Ok(exec)
+    }
+}
