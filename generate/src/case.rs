@@ -1,20 +1,19 @@
-//! A generated case as a case file, loaded by the ordinary loader (so a
-//! generated case is as checked as a hand-written one, and can be written
-//! out as a regression case).
+//! Generated cases as case files (JSON), to be loaded by the ordinary
+//! loader, so a generated case is as checked as a hand-written one and can
+//! be written out as a regression case.
 
-use crate::program::{self, Trace};
+use crate::probe::{self, Trace};
+use crate::program::{self, print, Accessor, Construct, Program, Stmt};
 use crate::ray::Ray;
 use crate::scene::HIT_GROUP_RECORDS;
-use ser_harness::load::{load_text, Case};
 use serde_json::{json, Value};
-use std::path::Path;
 
-/// The case file for a scene, a ray and a way of tracing.
-pub fn file(name: &str, origin: &str, scene: &Value, ray: &Ray, trace: Trace) -> Value {
+/// The case file for a scene, a ray and a probe program.
+pub fn probe_file(name: &str, origin: &str, scene: &Value, ray: &Ray, trace: Trace) -> Value {
     let records: Vec<Value> = (0..HIT_GROUP_RECORDS)
         .map(|_| json!({"closest_hit": "CH", "intersection": "IS"}))
         .collect();
-    let words: usize = program::ACCESSOR_WORDS.iter().map(|(_, n)| n).sum();
+    let words: usize = probe::ACCESSOR_WORDS.iter().map(|(_, n)| n).sum();
     json!({"cases": [{
         "name": name,
         "description": format!("Generated: {origin}."),
@@ -22,25 +21,163 @@ pub fn file(name: &str, origin: &str, scene: &Value, ray: &Ray, trace: Trace) ->
         "profiles": ["0027-maybereorderthread", "sm69"],
         "scene": scene,
         "shader_table": {"hit_groups": records, "miss": [{"shader": "Miss"}]},
-        "library": program::library(ray, trace),
+        "library": probe::library(ray, trace),
         "dispatch": {"raygen": "RayGen"},
         "buffers": {"Out": {"elements": 1}, "OutF": {"elements": words}},
         "expect": {"buffers": {"Out": ["unspecified"], "OutF": [{"repeat": "unspecified", "count": words}]}}
     }]})
 }
 
-/// Loads a generated case file; a generator that makes a case the loader
-/// rejects is a bug of the generator, reported with the loader's message.
-pub fn load(file: &Value) -> Result<Case, String> {
-    let text = serde_json::to_string_pretty(file).expect("JSON serializes");
-    let mut loaded = load_text(
-        Path::new("generated"),
-        Path::new("generated/case.json"),
-        &text,
+/// The case for a scene and a random SER program. Its expectations are all
+/// "unspecified": what a backend must write is the reference's legal
+/// outcome, which the differential fuzzer computes (and writes into a
+/// regression case when a backend disagrees).
+pub fn program_case(name: &str, origin: &str, scene: &Value, program: &Program) -> Value {
+    let printed = print::print(program);
+    let (words, floats) = (
+        program.threads * printed.slots,
+        program.threads * printed.float_slots,
     );
-    match loaded.pop() {
-        Some(Ok(c)) => Ok(c),
-        Some(Err(e)) => Err(format!("{e}\n{text}")),
-        None => Err("no case".into()),
+    let profiles = if program.needs_sm69() {
+        json!(["sm69"])
+    } else {
+        json!(["0027-maybereorderthread", "sm69"])
+    };
+    json!({
+        "name": name,
+        "description": format!("Generated: {origin}."),
+        "clauses": clauses(program),
+        "profiles": profiles,
+        "scene": scene,
+        "shader_table": print::shader_table(),
+        "library": printed.lines,
+        "dispatch": {"raygen": "RayGen", "size": [program.threads, 1, 1]},
+        "buffers": {"Out": {"elements": words}, "OutF": {"elements": floats}},
+        "expect": {"buffers": {
+            "Out": [{"repeat": "unspecified", "count": words}],
+            "OutF": [{"repeat": "unspecified", "count": floats}]
+        }}
+    })
+}
+
+/// A case file of one case.
+pub fn file(case: Value) -> Value {
+    json!({ "cases": [case] })
+}
+
+/// The clauses a program exercises: one per kind of SER operation it uses.
+fn clauses(program: &Program) -> Vec<&'static str> {
+    fn visit(s: &Stmt, out: &mut Vec<&'static str>) {
+        let c = match s {
+            Stmt::Construct { how, .. } => match how {
+                Construct::Trace(_) => {
+                    "ser.hit_object.trace_ray.executes_traversal_returns_hit_object"
+                }
+                Construct::MakeMiss { .. } => "ser.hit_object.make_miss.constructs_miss",
+                Construct::MakeNop => "ser.hit_object.make_nop.neither_hit_nor_miss",
+                Construct::Default => "ser.hit_object.type.default_initialized_to_nop",
+                Construct::Copy(_) => "ser.hit_object.type.value_semantics",
+                Construct::FromRayQuery { .. } => {
+                    "ser.hit_object.from_ray_query.represents_committed_hit"
+                }
+            },
+            Stmt::SetIndex { .. } => "ser.hit_object.set_shader_table_index.sets_index",
+            Stmt::Invoke(_) => "ser.hit_object.invoke.executes_closesthit_or_miss",
+            Stmt::Reorder(_) => "ser.maybe_reorder_thread.reorder_point.introduces_reorder_point",
+            Stmt::TraceRay(_) => {
+                "ser.design.canonical_sequence.functionally_equivalent_to_trace_ray"
+            }
+            Stmt::Read {
+                accessor: Accessor::Barycentrics,
+                ..
+            } => "ser.hit_object.get_attributes.returns_attributes",
+            Stmt::Read { .. } => "ser.hit_object.type.encapsulates_hit_or_miss",
+            Stmt::LoadConstant { .. } => {
+                "ser.hit_object.load_local_root_table_constant.loads_from_shader_table"
+            }
+            Stmt::ReadPayload | Stmt::SetPayload(_) => {
+                "ser.hit_object.invoke.executes_closesthit_or_miss"
+            }
+            Stmt::IfHit {
+                then, otherwise, ..
+            } => {
+                then.iter().chain(otherwise).for_each(|s| visit(s, out));
+                "ser.hit_object.is_hit.true_for_hit"
+            }
+            Stmt::IfThread { then: body, .. } | Stmt::Repeat { body, .. } => {
+                body.iter().for_each(|s| visit(s, out));
+                return;
+            }
+        };
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    let mut out = Vec::new();
+    program.body.iter().for_each(|s| visit(s, &mut out));
+    if out.is_empty() {
+        out.push("ser.hit_object.type.encapsulates_hit_or_miss");
+    }
+    out.sort();
+    out
+}
+
+/// A program's statements, for a case's origin line.
+pub fn describe(program: &Program) -> String {
+    format!(
+        "{} thread(s), {} statement(s)",
+        program.threads,
+        count(&program.body)
+    )
+}
+
+fn count(body: &[Stmt]) -> usize {
+    body.iter()
+        .map(|s| match s {
+            Stmt::IfHit {
+                then, otherwise, ..
+            } => 1 + count(then) + count(otherwise),
+            Stmt::IfThread { then: b, .. } | Stmt::Repeat { body: b, .. } => 1 + count(b),
+            _ => 1,
+        })
+        .sum()
+}
+
+/// Everything that makes a generated case: the scene and the program.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    pub scene: Value,
+    pub program: Program,
+}
+
+/// The strategy of generated cases: a scene and a program of up to
+/// `max_statements` statements. `sm69` allows what only Shader Model 6.9
+/// defines.
+pub fn generated(
+    max_statements: usize,
+    sm69: bool,
+) -> impl proptest::strategy::Strategy<Value = Generated> {
+    use proptest::strategy::Strategy;
+    (
+        crate::scene::scene(),
+        program::strategy::program(max_statements, sm69),
+    )
+        .prop_map(|(scene, program)| Generated { scene, program })
+}
+
+/// Generated cases from raw bytes, for cargo-fuzz: the bytes drive the same
+/// strategies through proptest's pass-through RNG, so a coverage-guided
+/// fuzzer explores the generator's space.
+impl<'a> arbitrary::Arbitrary<'a> for Generated {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        use proptest::strategy::{Strategy, ValueTree};
+        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+        let bytes = u.bytes(u.len())?;
+        let rng = TestRng::from_seed(RngAlgorithm::PassThrough, bytes);
+        let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+        generated(8, true)
+            .new_tree(&mut runner)
+            .map(|t| t.current())
+            .map_err(|_| arbitrary::Error::IncorrectFormat)
     }
 }

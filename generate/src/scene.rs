@@ -1,8 +1,10 @@
 //! Scenes: one to three instances over one or two bottom-level structures,
 //! each of one geometry type (triangles or AABBs, as the APIs require),
-//! with invertible transforms whose inverses are exact (rotations by
+//! with opacity micromaps and the no-duplicate-any-hit flag, and with
+//! invertible transforms whose inverses are exact (rotations by
 //! multiples of 90 degrees, scales by powers of two, integer
-//! translations), random masks, instance IDs, hit-group offsets and flags.
+//! translations), random masks, instance IDs, hit-group offsets and every
+//! instance flag.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -62,31 +64,74 @@ fn aabb() -> impl Strategy<Value = Value> {
     })
 }
 
-/// One geometry: triangles or AABBs, opaque or not.
+/// An opacity micromap for `triangles` triangles: level 0 or 1, 2- or
+/// 4-state, each triangle a special index or its micro-triangles' states
+/// (`vk.opacity_micromap.*`).
+fn micromap(triangles: usize) -> impl Strategy<Value = Value> {
+    (0u8..=1, any::<bool>()).prop_flat_map(move |(level, four)| {
+        let states = 4usize.pow(level as u32);
+        let max = if four { 3u8 } else { 1 };
+        let entry = prop_oneof![
+            prop::sample::select(vec![
+                "fully_transparent",
+                "fully_opaque",
+                "fully_unknown_transparent",
+                "fully_unknown_opaque",
+            ])
+            .prop_map(|s| json!(s)),
+            prop::collection::vec(0..=max, states).prop_map(|v| json!(v)),
+        ];
+        prop::collection::vec(entry, triangles).prop_map(move |entries| {
+            json!({"format": if four { "4_state" } else { "2_state" },
+                   "subdivision_level": level, "triangles": entries})
+        })
+    })
+}
+
+/// One geometry: triangles (sometimes with an opacity micromap) or AABBs,
+/// opaque or not, with or without `no_duplicate_any_hit`.
 fn geometry(boxes: bool) -> BoxedStrategy<Value> {
-    let opaque = any::<bool>();
+    let flags = (any::<bool>(), any::<bool>());
     if boxes {
-        (prop::collection::vec(aabb(), 1..=1), opaque)
-            .prop_map(|(b, o)| json!({"aabbs": b, "opaque": o}))
+        // Mostly without duplicate intersection-shader runs: each run
+        // again is a choice the reference explores.
+        let flags = (any::<bool>(), prop::bool::weighted(0.8));
+        (prop::collection::vec(aabb(), 1..=1), flags)
+            .prop_map(|(b, (o, d))| json!({"aabbs": b, "opaque": o, "no_duplicate_any_hit": d}))
             .boxed()
     } else {
-        (prop::collection::vec(triangle(), 1..=2), opaque)
-            .prop_map(|(t, o)| json!({"triangles": t, "opaque": o}))
+        (prop::collection::vec(triangle(), 1..=2), flags)
+            .prop_flat_map(|(t, (o, d))| {
+                let n = t.len();
+                prop::option::weighted(0.25, micromap(n)).prop_map(move |map| {
+                    let mut g =
+                        json!({"triangles": t.clone(), "opaque": o, "no_duplicate_any_hit": d});
+                    if let Some(m) = map {
+                        g["opacity_micromap"] = m;
+                    }
+                    g
+                })
+            })
             .boxed()
     }
 }
 
 fn blas() -> impl Strategy<Value = Value> {
-    any::<bool>()
+    // Boxes one time in four: every box a ray misses is a choice the
+    // reference explores (an implementation may enlarge boxes,
+    // `vk.candidate.aabb.enlargement_may`), and choices multiply.
+    prop::bool::weighted(0.25)
         .prop_flat_map(|boxes| prop::collection::vec(geometry(boxes), 1..=2))
         .prop_map(|g| json!({"geometries": g}))
 }
 
-const INSTANCE_FLAGS: [&str; 4] = [
+const INSTANCE_FLAGS: [&str; 6] = [
     "triangle_cull_disable",
     "triangle_flip_facing",
     "force_opaque",
     "force_non_opaque",
+    "force_opacity_micromap_2_state",
+    "disable_opacity_micromaps",
 ];
 
 fn instance(blases: usize) -> impl Strategy<Value = Value> {
@@ -96,7 +141,7 @@ fn instance(blases: usize) -> impl Strategy<Value = Value> {
         0u32..=0xFF_FFFF,
         any::<u8>(),
         0u32..=2,
-        prop::collection::vec(0usize..4, 0..=2),
+        prop::collection::vec(0..INSTANCE_FLAGS.len(), 0..=3),
     )
         .prop_map(|(blas, transform, id, mask, offset, flags)| {
             let mut f: Vec<&str> = flags.iter().map(|&i| INSTANCE_FLAGS[i]).collect();

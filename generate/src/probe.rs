@@ -1,4 +1,5 @@
-//! Raygeneration programs over a generated scene and ray. The shaders
+//! Probe programs over a generated scene and ray, for the properties of
+//! the reference (fixed shapes, unlike `program`). The shaders
 //! around them are fixed: a closest-hit shader that writes which instance,
 //! geometry and primitive it saw into the payload, a miss shader that
 //! writes 7, an intersection shader that reports one hit at `TMin + 1`.
@@ -43,7 +44,11 @@ const SHADERS: &[&str] = &[
 
 /// The library, as lines.
 pub fn library(ray: &Ray, trace: Trace) -> Vec<String> {
-    let args = format!("Scene, {}, {}, 0, 1, 0, r, p", ray.flags, ray.mask);
+    let args = format!(
+        "Scene, {}, {}, 0, 1, 0, r, p",
+        crate::ray::flags_expr(ray.flags),
+        ray.mask
+    );
     let body = match trace {
         Trace::TraceRay => format!("TraceRay({args}); Out[0] = p.v;"),
         Trace::HitObjectThenInvoke => {
