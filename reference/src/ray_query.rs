@@ -186,6 +186,19 @@ impl RayQuery {
         }
     }
 
+    /// `CandidateTriangleFrontFace`: whether the current triangle candidate
+    /// is front facing, after the instance's flip-facing flag
+    /// (`vk.culling.face.ray_query_front_face`).
+    pub fn candidate_triangle_front_face(&mut self) -> Result<bool, Fault> {
+        match self.current()?.1.kind {
+            CandidateKind::Triangle { front, .. } => Ok(front),
+            _ => Err(Fault::new(
+                FaultCode::Unsupported,
+                "CandidateTriangleFrontFace on a procedural candidate",
+            )),
+        }
+    }
+
     pub fn candidate_procedural_non_opaque(&mut self) -> Result<bool, Fault> {
         Ok(!self.current()?.1.opaque)
     }
@@ -267,6 +280,18 @@ impl RayQuery {
             Some(c) => Scalar::float_approx(c.t, c.t_err),
             None => st.ray.tmax.clone(),
         })
+    }
+
+    /// `CommittedTriangleFrontFace`: whether the committed triangle hit is
+    /// front facing (`vk.culling.face.ray_query_front_face`).
+    pub fn committed_triangle_front_face(&mut self) -> Result<bool, Fault> {
+        match self.state()?.committed.as_ref().map(|c| &c.candidate.kind) {
+            Some(CandidateKind::Triangle { front, .. }) => Ok(*front),
+            _ => Err(Fault::new(
+                FaultCode::Unsupported,
+                "CommittedTriangleFrontFace without a committed triangle hit",
+            )),
+        }
     }
 
     pub fn committed_candidate(&mut self) -> Result<Option<Candidate>, Fault> {

@@ -376,6 +376,7 @@ impl<'a> Thread<'a> {
             "CandidateProceduralPrimitiveNonOpaque" => {
                 Value::boolean(q.candidate_procedural_non_opaque()?)
             }
+            "CandidateTriangleFrontFace" => Value::boolean(q.candidate_triangle_front_face()?),
             "CommitNonOpaqueTriangleHit" => {
                 q.commit_triangle(log)?;
                 void
@@ -393,6 +394,7 @@ impl<'a> Thread<'a> {
             }
             "CommittedStatus" => Value::uint(q.committed_status()?),
             "CommittedRayT" => Value::Scalar(q.committed_t()?),
+            "CommittedTriangleFrontFace" => Value::boolean(q.committed_triangle_front_face()?),
             "CommittedInstanceIndex" | "CommittedGeometryIndex" | "CommittedPrimitiveIndex" => {
                 let c = q.committed_candidate()?;
                 let v = c.map_or(0, |c| match method {

@@ -86,6 +86,8 @@ codes! {
         "HitObject or one of its functions in a stage other than raygeneration, closesthit or miss";
     ReorderStage = "reorder_stage", Error,
         "MaybeReorderThread (ReorderThread) in a stage other than raygeneration";
+    TraceRayStage = "trace_ray_stage", Error,
+        "TraceRay in a stage other than raygeneration, closesthit or miss";
     HitObjectStorage = "hit_object_storage", Error,
         "a HitObject in a buffer, groupshared memory, a ray payload or intersection attributes";
     RootConstantOffset = "root_constant_offset", Error,
@@ -133,7 +135,7 @@ impl DiagCode {
     fn applies(self, profile: Profile) -> bool {
         use DiagCode::*;
         match self {
-            HitObjectStage | ReorderStage | HitObjectStorage => true,
+            HitObjectStage | ReorderStage | TraceRayStage | HitObjectStorage => true,
             ReorderCoherentResource => profile.has_reorder_scope(),
             _ if self.severity() == Severity::Warning => matches!(
                 profile,
@@ -282,6 +284,37 @@ mod tests {
         let callable =
             format!("{HELPER}[shader(\"callable\")] void C(inout P p) {{ p.v = Helper(); }}");
         assert_eq!(codes(&callable, p), ["hit_object_stage", "reorder_stage"]);
+    }
+
+    #[test]
+    fn trace_ray_only_in_raygen_closesthit_and_miss() {
+        let p = Profile::MaybeReorderThread0027;
+        let lib = |stage: &str, sig: &str| {
+            format!(
+                "struct P {{ uint v; }}; struct A {{ uint x; }};
+                RaytracingAccelerationStructure Scene : register(t0);
+                void Trace() {{ P q; RayDesc r; TraceRay(Scene, 0, 0xFF, 0, 1, 0, r, q); }}
+                [shader(\"{stage}\")] void E({sig}) {{ Trace(); }}"
+            )
+        };
+        for (stage, sig) in [
+            ("raygeneration", ""),
+            ("closesthit", "inout P p, in A a"),
+            ("miss", "inout P p"),
+        ] {
+            assert!(codes(&lib(stage, sig), p).is_empty(), "{stage}");
+        }
+        for (stage, sig) in [
+            ("anyhit", "inout P p, in A a"),
+            ("intersection", ""),
+            ("callable", "inout P p"),
+        ] {
+            assert_eq!(codes(&lib(stage, sig), p), ["trace_ray_stage"], "{stage}");
+            assert_eq!(
+                codes(&lib(stage, sig), Profile::VulkanExt),
+                ["trace_ray_stage"]
+            );
+        }
     }
 
     #[test]

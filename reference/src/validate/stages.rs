@@ -5,7 +5,9 @@
 //! is available only in shaders of type raygeneration"
 //! (`ser.maybe_reorder_thread.stage.raygen_only`). A helper function is
 //! checked for every stage whose entry points reach it through calls;
-//! a function no entry point reaches belongs to no stage.
+//! a function no entry point reaches belongs to no stage. `TraceRay` may be
+//! called in raygeneration, closesthit and miss shaders only
+//! (`sbt.dxr.traceray_callable_stages`, `sbt.vulkan.tracenv_callable_stages`).
 
 use super::facts::Facts;
 use super::{DiagCode, Validator};
@@ -15,6 +17,8 @@ use std::collections::HashSet;
 
 const HIT_CLAUSE: &str = "ser.hit_object.stages.raygen_closesthit_miss_only";
 const REORDER_CLAUSE: &str = "ser.maybe_reorder_thread.stage.raygen_only";
+const TRACE_CLAUSE_DXR: &str = "sbt.dxr.traceray_callable_stages";
+const TRACE_CLAUSE_VULKAN: &str = "sbt.vulkan.tracenv_callable_stages";
 
 pub fn check(v: &mut Validator) {
     let program = v.program;
@@ -94,6 +98,7 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
             );
         }
     }
+    check_trace_ray(v, f, stage, &place);
     if stage != Stage::RayGeneration {
         let mut calls = Vec::new();
         ser_lang::visit::function_exprs(f, &mut |e| {
@@ -112,5 +117,41 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
                 format!("`{name}` in {place}: it is available only in raygeneration shaders"),
             );
         }
+    }
+}
+
+/// "In the ray generation, closest hit and miss shaders the HLSL TraceRay
+/// function can be called" (`sbt.dxr.traceray_callable_stages`; the same
+/// for `traceNV`, `sbt.vulkan.tracenv_callable_stages`): DXR and GLSL
+/// compilers reject it in any other stage (any-hit, intersection,
+/// callable).
+fn check_trace_ray(v: &mut Validator, f: &FunctionDecl, stage: Stage, place: &str) {
+    if matches!(
+        stage,
+        Stage::RayGeneration | Stage::ClosestHit | Stage::Miss
+    ) {
+        return;
+    }
+    let clause = if v.profile.is_hlsl() {
+        TRACE_CLAUSE_DXR
+    } else {
+        TRACE_CLAUSE_VULKAN
+    };
+    let mut calls = Vec::new();
+    ser_lang::visit::function_exprs(f, &mut |e| {
+        if let ExprKind::Call { name, .. } = &e.kind {
+            if name == "TraceRay" {
+                calls.push(e.span);
+            }
+        }
+    });
+    for span in calls {
+        v.report(
+            DiagCode::TraceRayStage,
+            clause,
+            &f.name,
+            span,
+            format!("`TraceRay` in {place}: it can be called only in raygeneration, closesthit and miss shaders"),
+        );
     }
 }
