@@ -1,0 +1,277 @@
+//! A [`Program`] as the case language: the raygeneration shader, and the
+//! fixed shaders and records around it.
+//!
+//! Every read goes to its own slot of `Out` (uints) or `OutF` (floats),
+//! numbered as the text is printed; thread `t` writes slots
+//! `t * SLOTS + k`, so threads never write the same word.
+
+use super::{Accessor, Construct, Program, Reorder, Stmt, Trace, CONSTANTS, RECORDS};
+use crate::ray::flags_expr;
+use serde_json::{json, Value};
+
+/// The shaders around the raygeneration shader. Closest-hit shaders
+/// record what they saw in the payload, miss shaders which record ran, the
+/// any-hit shader ignores primitive 1, the intersection shader reports
+/// one hit at `TMin + 1` plus a step per primitive, so that no two
+/// candidates tie.
+const SHADERS: &[&str] = &[
+    "struct Payload { uint a; uint b; };",
+    "RaytracingAccelerationStructure Scene : register(t0);",
+    "RWStructuredBuffer<uint> Out : register(u0);",
+    "RWStructuredBuffer<float> OutF : register(u1);",
+    "[shader(\"closesthit\")]",
+    "void CH0(inout Payload p, BuiltInTriangleIntersectionAttributes a) { p.a = p.a * 3 + 1000 + InstanceIndex() * 100 + GeometryIndex() * 10 + PrimitiveIndex(); p.b = HitKind(); }",
+    "[shader(\"closesthit\")]",
+    "void CH1(inout Payload p, BuiltInTriangleIntersectionAttributes a) { p.a = p.a * 3 + 2000 + InstanceID(); p.b = p.b + RayFlags(); }",
+    "[shader(\"miss\")]",
+    "void Miss0(inout Payload p) { p.a = p.a * 3 + 7; }",
+    "[shader(\"miss\")]",
+    "void Miss1(inout Payload p) { p.a = p.a * 3 + 8; p.b = RayFlags(); }",
+    "[shader(\"anyhit\")]",
+    "void AH(inout Payload p, BuiltInTriangleIntersectionAttributes a) { if (PrimitiveIndex() == 1) { IgnoreHit(); } }",
+    "[shader(\"intersection\")]",
+    "void IS() { BuiltInTriangleIntersectionAttributes a = (BuiltInTriangleIntersectionAttributes)0; ReportHit(RayTMin() + 1.03125 + (float)(InstanceIndex() * 4 + GeometryIndex() * 2 + PrimitiveIndex()) * 0.25, 3, a); }",
+];
+
+/// The shader table: `RECORDS` hit groups alternating CH0 and CH1 (every
+/// other one with the any-hit shader) and `RECORDS` miss records
+/// alternating Miss0 and Miss1, each with distinct local root constants.
+pub fn shader_table() -> Value {
+    let constants = |r: u32| -> Vec<u32> { (1..=CONSTANTS).map(|c| r * 10 + c).collect() };
+    let hit_groups: Vec<Value> = (0..RECORDS)
+        .map(|r| {
+            let mut g = json!({"closest_hit": format!("CH{}", r % 2), "intersection": "IS",
+                               "local_root_constants": constants(r)});
+            if r % 3 == 1 {
+                g["any_hit"] = json!("AH");
+            }
+            g
+        })
+        .collect();
+    let miss: Vec<Value> = (0..RECORDS)
+        .map(|r| json!({"shader": format!("Miss{}", r % 2), "local_root_constants": constants(50 + r)}))
+        .collect();
+    json!({"hit_groups": hit_groups, "miss": miss})
+}
+
+/// The printed library and how many output slots each thread uses.
+pub struct Printed {
+    pub lines: Vec<String>,
+    /// Words of `Out` per thread.
+    pub slots: u32,
+    /// Words of `OutF` per thread.
+    pub float_slots: u32,
+}
+
+struct Printer {
+    out: String,
+    slots: u32,
+    float_slots: u32,
+    depth: usize,
+    queries: u32,
+}
+
+pub fn print(program: &Program) -> Printed {
+    let mut p = Printer {
+        out: String::new(),
+        slots: 0,
+        float_slots: 0,
+        depth: 0,
+        queries: 0,
+    };
+    for s in &program.body {
+        p.stmt(s);
+    }
+    let mut head = String::from(
+        "uint t = DispatchRaysIndex().x; Payload p; p.a = 0; p.b = 0; HitObject h0; HitObject h1; HitObject h2;",
+    );
+    for (i, r) in program.rays.iter().enumerate() {
+        head += " ";
+        head += &r.desc_spread(&format!("r{i}"), Some("t"));
+    }
+    // Slot bases, known only once the body is printed.
+    let bases = format!(
+        " uint o = t * {}; uint of = t * {};",
+        p.slots.max(1),
+        p.float_slots.max(1)
+    );
+    let mut lines: Vec<String> = SHADERS.iter().map(|s| s.to_string()).collect();
+    lines.push("[shader(\"raygeneration\")]".into());
+    lines.push(format!("void RayGen() {{ {head}{bases}{} }}", p.out));
+    Printed {
+        lines,
+        slots: p.slots.max(1),
+        float_slots: p.float_slots.max(1),
+    }
+}
+
+fn trace_args(t: &Trace) -> String {
+    format!(
+        "Scene, {}, {:#x}, {}, {}, {}, r{}",
+        flags_expr(t.flags),
+        t.mask,
+        t.contribution,
+        t.multiplier,
+        t.miss,
+        t.ray
+    )
+}
+
+impl Printer {
+    fn slot(&mut self) -> String {
+        self.slots += 1;
+        format!("Out[o + {}]", self.slots - 1)
+    }
+
+    fn float_slot(&mut self) -> String {
+        self.float_slots += 1;
+        format!("OutF[of + {}]", self.float_slots - 1)
+    }
+
+    fn push(&mut self, s: &str) {
+        self.out.push(' ');
+        self.out.push_str(s);
+    }
+
+    fn block(&mut self, body: &[Stmt]) {
+        self.push("{");
+        self.depth += 1;
+        for s in body {
+            self.stmt(s);
+        }
+        self.depth -= 1;
+        self.push("}");
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Construct { h, how } => self.construct(*h, how),
+            Stmt::SetIndex { h, index, high } => {
+                self.push(&format!(
+                    "h{h}.SetShaderTableIndex({:#x});",
+                    index | high << 28
+                ));
+            }
+            Stmt::Invoke(h) => self.push(&format!("HitObject::Invoke(h{h}, p);")),
+            Stmt::Reorder(r) => self.push(&match r {
+                Reorder::Object(h) => format!("MaybeReorderThread(h{h});"),
+                Reorder::ObjectHint { h, hint, bits } => {
+                    format!("MaybeReorderThread(h{h}, {hint:#x}, {bits});")
+                }
+                Reorder::Hint { hint, bits } => format!("MaybeReorderThread({hint:#x}, {bits});"),
+            }),
+            Stmt::TraceRay(t) => self.push(&format!("TraceRay({}, p);", trace_args(t))),
+            Stmt::Read { h, accessor } => self.read(*h, *accessor),
+            Stmt::LoadConstant { h, offset } => {
+                let at = self.slot();
+                self.push(&format!(
+                    "{at} = h{h}.LoadLocalRootTableConstant({offset});"
+                ));
+            }
+            Stmt::ReadPayload => {
+                let (a, b) = (self.slot(), self.slot());
+                self.push(&format!("{a} = p.a; {b} = p.b;"));
+            }
+            Stmt::SetPayload(v) => self.push(&format!("p.a = {v};")),
+            Stmt::Wave(op) => {
+                let at = self.slot();
+                self.push(&format!("{at} = {op};"));
+            }
+            Stmt::IfHit { h, then, otherwise } => {
+                self.push(&format!("if (h{h}.IsHit())"));
+                self.block(then);
+                self.push("else");
+                self.block(otherwise);
+            }
+            Stmt::IfThread { parity, then } => {
+                self.push(&format!("if ((t & 1) == {parity})"));
+                self.block(then);
+            }
+            Stmt::Repeat { times, body } => {
+                let j = format!("j{}", self.depth);
+                self.push(&format!("for (uint {j} = 0; {j} < {times}; {j}++)"));
+                self.block(body);
+            }
+        }
+    }
+
+    fn construct(&mut self, h: u8, how: &Construct) {
+        let text = match how {
+            Construct::Trace(t) => format!("h{h} = HitObject::TraceRay({}, p);", trace_args(t)),
+            Construct::MakeMiss { flags, miss, ray } => format!(
+                "h{h} = HitObject::MakeMiss({}, {miss:#x}, r{ray});",
+                flags_expr(*flags)
+            ),
+            Construct::MakeNop => format!("h{h} = HitObject::MakeNop();"),
+            Construct::Default => format!("{{ HitObject d; h{h} = d; }}"),
+            Construct::Copy(from) => format!("h{h} = h{from};"),
+            Construct::FromRayQuery {
+                ray,
+                flags,
+                mask,
+                triangles,
+                attributes,
+            } => {
+                self.queries += 1;
+                let q = format!("q{}", self.queries);
+                let commit_triangles = if *triangles {
+                    format!(" else {{ {q}.CommitNonOpaqueTriangleHit(); }}")
+                } else {
+                    String::new()
+                };
+                let from = match attributes {
+                    None => format!("HitObject::FromRayQuery({q})"),
+                    Some(_) => format!("HitObject::FromRayQuery({q}, qa{})", self.queries),
+                };
+                let attrs = match attributes {
+                    None => String::new(),
+                    Some([u, v]) => format!(
+                        " BuiltInTriangleIntersectionAttributes qa{n}; qa{n}.barycentrics = float2({:?}, {:?});",
+                        *u as f32 / 8.0,
+                        *v as f32 / 8.0,
+                        n = self.queries
+                    ),
+                };
+                format!(
+                    "{{ RayQuery<RAY_FLAG_NONE> {q}; {q}.TraceRayInline(Scene, {}, {mask:#x}, r{ray}); while ({q}.Proceed()) {{ if ({q}.CandidateType() == CANDIDATE_PROCEDURAL_PRIMITIVE) {{ if ({q}.CommittedStatus() == COMMITTED_NOTHING) {{ {q}.CommitProceduralPrimitiveHit(r{ray}.TMin + 0.5); }} }}{commit_triangles} }}{attrs} h{h} = {from}; }}",
+                    flags_expr(*flags)
+                )
+            }
+        };
+        self.push(&text);
+    }
+
+    fn read(&mut self, h: u8, accessor: Accessor) {
+        let text = match accessor {
+            Accessor::Bool(name) => format!("{} = h{h}.{name}() ? 1 : 0;", self.slot()),
+            Accessor::Uint(name) => format!("{} = h{h}.{name}();", self.slot()),
+            Accessor::Float(name) => format!("{} = h{h}.{name}();", self.float_slot()),
+            Accessor::Float3(name) => {
+                let mut s = format!("{{ float3 v = h{h}.{name}();");
+                for c in ["x", "y", "z"] {
+                    s += &format!(" {} = v.{c};", self.float_slot());
+                }
+                s + " }"
+            }
+            Accessor::Matrix(name) => {
+                let (rows, cols) = if name.ends_with("3x4") {
+                    (3, 4)
+                } else {
+                    (4, 3)
+                };
+                let mut s = format!("{{ float{rows}x{cols} m = h{h}.{name}();");
+                for r in 0..rows {
+                    for c in 0..cols {
+                        s += &format!(" {} = m[{r}][{c}];", self.float_slot());
+                    }
+                }
+                s + " }"
+            }
+            Accessor::Barycentrics => {
+                let (u, v) = (self.float_slot(), self.float_slot());
+                format!("{{ float2 b = h{h}.GetAttributes<BuiltInTriangleIntersectionAttributes>().barycentrics; {u} = b.x; {v} = b.y; }}")
+            }
+        };
+        self.push(&text);
+    }
+}

@@ -1,0 +1,92 @@
+//! Generated cases per second on one core: made (strategies, printing,
+//! loading), through the reference, and through the differential loop
+//! with the reference as the backend (the reference runs twice per case:
+//! for the legal outcomes and as the backend).
+//! `cargo bench -p ser-harness --bench generated`.
+//!
+//! Target (issue "Generated cases"): at least 2,000 generated cases per
+//! second through the reference on one core of the 2-core machine.
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use ser_generate::case::{self as gen, Generated};
+use ser_harness::backend::Backend;
+use ser_harness::fuzz::{self, Campaign, Differential, MAX_RUNS};
+use ser_harness::load::{load_json, Case};
+use ser_harness::reference_backend::ReferenceBackend;
+use ser_reference::Profile;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+const CASES: usize = 4000;
+const PROFILE: Profile = Profile::MaybeReorderThread0027;
+
+fn generated() -> Vec<Generated> {
+    let mut runner = TestRunner::deterministic();
+    let strategy = gen::generated(8, false);
+    (0..CASES)
+        .map(|_| strategy.new_tree(&mut runner).expect("generates").current())
+        .collect()
+}
+
+fn load(g: &Generated) -> Case {
+    let case = gen::program_case("bench", "bench", &g.scene, &g.program);
+    let file = Path::new("generated/bench.json");
+    load_json(Path::new("generated"), file, gen::file(case))
+        .pop()
+        .expect("one case")
+        .expect("loads")
+}
+
+fn rate(n: usize, start: Instant) -> f64 {
+    n as f64 / start.elapsed().as_secs_f64()
+}
+
+fn main() {
+    let start = Instant::now();
+    let values = generated();
+    let made = rate(CASES, start);
+
+    let start = Instant::now();
+    let cases: Vec<Case> = values.iter().map(load).collect();
+    let loaded = rate(CASES, start);
+
+    let mut reference = ReferenceBackend::new(PROFILE);
+    reference.options.max_runs = MAX_RUNS;
+    let start = Instant::now();
+    let mut completed = 0;
+    for c in &cases {
+        if reference.run(c).is_ok() {
+            completed += 1;
+        }
+    }
+    let run = rate(CASES, start);
+    let whole = 1.0 / (1.0 / made + 1.0 / loaded + 1.0 / run);
+
+    let campaign = Campaign {
+        cases: CASES as u64,
+        seed: 0,
+        max_statements: 8,
+        out: std::env::temp_dir().join("ser-bench-regressions"),
+        shrink_budget: 0,
+        timeout: None,
+        progress: false,
+    };
+    let backend: Arc<dyn Backend> = Arc::new(ReferenceBackend::new(PROFILE));
+    let start = Instant::now();
+    let summary = fuzz::run(&campaign, &Differential::new(backend, None)).expect("runs");
+    let differential = rate(CASES, start);
+    assert!(summary.findings.is_empty(), "{summary}");
+
+    println!("generated cases, one core, {CASES} cases (max {MAX_RUNS} runs of the reference per case; {completed} completed, the rest skipped at that limit):");
+    println!("  strategies only:                  {made:>8.0} cases/s");
+    println!("  printing and loading only:        {loaded:>8.0} cases/s");
+    println!("  the reference's runs only:        {run:>8.0} cases/s");
+    println!("  through the reference (all three): {whole:>7.0} cases/s");
+    println!("  differential loop (reference as backend): {differential:.0} cases/s ({summary})");
+    println!(
+        "  differential / through the reference: {:.2}",
+        differential / whole
+    );
+}

@@ -1,0 +1,341 @@
+//! Differential fuzzing of a backend: generated cases run on the backend
+//! and on the reference; the backend's buffers are judged against the
+//! reference's legal outcomes (every legal result accepted, unspecified
+//! words free). A disagreement is shrunk to a small case and written at
+//! once as an ordinary case file, expectations included, so it stays a
+//! regression case when the generators change; then the campaign goes on.
+
+pub mod expectations;
+pub mod shrink;
+
+use crate::backend::{Backend, BackendError, Execution, Output};
+use crate::load::{load_json, Case};
+use crate::reference_backend::ReferenceBackend;
+use crate::verdict::{judge_within, Verdict};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use ser_generate::case::{self as gen, Generated};
+use ser_reference::{FaultCode, Outcome, Profile};
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What a campaign does.
+#[derive(Clone, Debug)]
+pub struct Campaign {
+    /// Generated cases to run.
+    pub cases: u64,
+    pub seed: u64,
+    /// Most statements of a generated program's top level.
+    pub max_statements: usize,
+    /// Where regression cases are written.
+    pub out: PathBuf,
+    /// Most shrinking steps for one finding.
+    pub shrink_budget: usize,
+    /// Per-case time limit for the backend.
+    pub timeout: Option<Duration>,
+    /// Show a progress bar on standard error.
+    pub progress: bool,
+}
+
+/// A disagreement, shrunk and written.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub case: u64,
+    pub verdict: Verdict,
+    /// The judge's message on the shrunk case.
+    pub message: String,
+    pub file: PathBuf,
+    pub shrink_steps: usize,
+    /// Statements of the program before and after shrinking.
+    pub statements: (String, String),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub run: u64,
+    pub agree: u64,
+    pub not_supported: u64,
+    /// Cases the reference cannot decide (too many outcomes, profile).
+    pub skipped: u64,
+    /// Cases the generator should not have made, with why.
+    pub invalid: Vec<String>,
+    pub findings: Vec<Finding>,
+    pub elapsed: Duration,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rate = self.run as f64 / self.elapsed.as_secs_f64().max(1e-9);
+        write!(
+            f,
+            "{} generated case(s): {} agree, {} disagree, {} not supported, {} skipped, {} invalid ({rate:.0} cases/s)",
+            self.run,
+            self.agree,
+            self.findings.len(),
+            self.not_supported,
+            self.skipped,
+            self.invalid.len()
+        )
+    }
+}
+
+/// What one generated case showed.
+enum Check {
+    Agree,
+    NotSupported,
+    Skipped,
+    Invalid(String),
+    /// The backend disagrees: the verdict, the message, the case (JSON,
+    /// with the reference's outcome as its expectations).
+    Disagree(Verdict, String, Json),
+}
+
+/// Most runs the reference spends exploring one generated case's choices.
+pub const MAX_RUNS: usize = 32;
+
+/// Checks generated cases against a backend, for a profile.
+pub struct Differential {
+    pub backend: Arc<dyn Backend>,
+    pub reference: ReferenceBackend,
+    pub timeout: Option<Duration>,
+}
+
+impl Differential {
+    pub fn new(backend: Arc<dyn Backend>, timeout: Option<Duration>) -> Self {
+        let backend: Arc<dyn Backend> = Arc::new(UnderTest(backend));
+        let mut reference = ReferenceBackend::new(backend.profile());
+        // A generated case with more implementation choices than this is
+        // skipped: a campaign favours many small cases over a few huge ones.
+        reference.options.max_runs = MAX_RUNS;
+        Differential {
+            backend,
+            reference,
+            timeout,
+        }
+    }
+
+    fn load(&self, name: &str, case: &Json) -> Result<Case, String> {
+        let file = Path::new("generated").join(format!("{name}.json"));
+        match load_json(Path::new("generated"), &file, gen::file(case.clone())).pop() {
+            Some(Ok(c)) => Ok(c),
+            Some(Err(e)) => Err(format!("the loader rejects a generated case: {e}")),
+            None => Err("no case".into()),
+        }
+    }
+
+    /// The case with the reference's legal outcome as its expectations.
+    fn with_expectations(&self, name: &str, mut case: Json) -> Result<(Case, Json), Check> {
+        let loaded = self.load(name, &case).map_err(Check::Invalid)?;
+        if !loaded.profiles.contains(&self.reference.profile()) {
+            return Err(Check::Skipped);
+        }
+        let legal = match self.reference.run(&loaded) {
+            Ok(Execution {
+                legal: Some(l),
+                output: Output::Buffers(_) | Output::Undefined { .. },
+            }) => l,
+            Ok(other) => {
+                return Err(Check::Invalid(format!(
+                    "the reference did not run a generated case: {:?}",
+                    other.output
+                )))
+            }
+            // A limit of the reference (too many outcomes to explore, the
+            // step budget) is no verdict on the generator.
+            Err(BackendError::Failed(m)) if reference_limit(&m) => return Err(Check::Skipped),
+            Err(e) => return Err(Check::Invalid(format!("the reference failed: {e}"))),
+        };
+        match legal.outcome {
+            Outcome::Completed(buffers) => {
+                case["expect"] = expectations::expect(&buffers);
+                let mut loaded = loaded;
+                loaded.expect = expectations::parse(&case["expect"], &buffers)
+                    .map_err(|e| Check::Invalid(format!("expectations: {e}")))?;
+                Ok((loaded, case))
+            }
+            Outcome::Fault(f) if f.code.is_undefined_behaviour() => Err(Check::Invalid(format!(
+                "a generated program has undefined behaviour: {f}"
+            ))),
+            Outcome::Fault(_) => Err(Check::Skipped),
+        }
+    }
+
+    fn check(&self, name: &str, case: Json) -> Check {
+        let (loaded, case) = match self.with_expectations(name, case) {
+            Ok(c) => c,
+            Err(check) => return check,
+        };
+        let result = judge_within(&Arc::new(loaded), &self.backend, self.timeout);
+        match result.verdict {
+            Verdict::Pass => Check::Agree,
+            Verdict::NotSupported => Check::NotSupported,
+            v => Check::Disagree(v, result.message, case),
+        }
+    }
+}
+
+fn reference_limit(message: &str) -> bool {
+    FaultCode::ALL
+        .iter()
+        .any(|c| !c.is_undefined_behaviour() && message.contains(c.name()))
+}
+
+/// The backend under test, judged on its buffers alone: when it is the
+/// reference itself (under another schedule, say), its own legal outcomes
+/// are no standard for the case.
+struct UnderTest(Arc<dyn Backend>);
+
+impl Backend for UnderTest {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn profile(&self) -> Profile {
+        self.0.profile()
+    }
+    fn capabilities(&self) -> Vec<String> {
+        self.0.capabilities()
+    }
+    fn run(&self, case: &Case) -> Result<Execution, BackendError> {
+        let mut exec = self.0.run(case)?;
+        exec.legal = None;
+        Ok(exec)
+    }
+    fn enforces_timeout(&self) -> bool {
+        self.0.enforces_timeout()
+    }
+}
+
+/// The name of the `n`-th case of a campaign.
+fn case_name(backend: &str, seed: u64, n: u64) -> String {
+    let b: String = backend
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("{b}_seed{seed}_case{n}")
+}
+
+fn origin(seed: u64, n: u64, g: &Generated) -> String {
+    format!(
+        "ser-generate program strategy, seed {seed}, case {n}: {}",
+        gen::describe(&g.program)
+    )
+}
+
+fn runner(seed: u64) -> TestRunner {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    )
+}
+
+/// Runs a campaign: generates, checks, shrinks and writes each
+/// disagreement, and goes on. Writing a regression case that fails is an
+/// I/O error; everything else is in the summary.
+pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary> {
+    let start = Instant::now();
+    let backend = diff.backend.name().to_string();
+    let sm69 = diff.backend.profile() == Profile::Sm69;
+    let strategy = gen::generated(campaign.max_statements, sm69);
+    let mut runner = runner(campaign.seed);
+    let bar = progress_bar(campaign);
+    let mut summary = Summary::default();
+    for n in 0..campaign.cases {
+        let Ok(mut tree) = strategy.new_tree(&mut runner) else {
+            summary
+                .invalid
+                .push(format!("case {n}: the generator gave up"));
+            continue;
+        };
+        let g = tree.current();
+        let name = case_name(&backend, campaign.seed, n);
+        let case = gen::program_case(&name, &origin(campaign.seed, n, &g), &g.scene, &g.program);
+        summary.run += 1;
+        match diff.check(&name, case) {
+            Check::Agree => summary.agree += 1,
+            Check::NotSupported => summary.not_supported += 1,
+            Check::Skipped => summary.skipped += 1,
+            Check::Invalid(why) => summary.invalid.push(format!("case {n}: {why}")),
+            Check::Disagree(verdict, _, _) => {
+                bar.suspend(|| eprintln!("fuzz: case {n}: {}, shrinking", verdict.name()));
+                let finding = shrink_and_write(campaign, diff, &mut tree, n, verdict, &name, &g)?;
+                bar.suspend(|| eprintln!("fuzz: wrote {}", finding.file.display()));
+                summary.findings.push(finding);
+            }
+        }
+        bar.inc(1);
+        let rate = summary.run as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        bar.set_message(format!(
+            "{} disagree, {rate:.0} cases/s",
+            summary.findings.len()
+        ));
+    }
+    bar.finish_and_clear();
+    summary.elapsed = start.elapsed();
+    Ok(summary)
+}
+
+fn progress_bar(campaign: &Campaign) -> indicatif::ProgressBar {
+    if !campaign.progress {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(campaign.cases);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} cases, {msg}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+fn shrink_and_write(
+    campaign: &Campaign,
+    diff: &Differential,
+    tree: &mut impl ValueTree<Value = Generated>,
+    n: u64,
+    verdict: Verdict,
+    name: &str,
+    original: &Generated,
+) -> std::io::Result<Finding> {
+    let origin_text = origin(campaign.seed, n, original);
+    let (small, steps) = shrink::shrink(tree, campaign.shrink_budget, |g| {
+        let case = gen::program_case(name, &origin_text, &g.scene, &g.program);
+        matches!(diff.check(name, case), Check::Disagree(v, ..) if v == verdict)
+    });
+    let case = gen::program_case(name, &origin_text, &small.scene, &small.program);
+    let Check::Disagree(verdict, message, mut case) = diff.check(name, case) else {
+        unreachable!("the shrunk case is the last one that disagreed");
+    };
+    case["description"] = Json::String(format!(
+        "Found by `ser-conformance fuzz --backend {} --seed {}` (case {n}; {}, shrunk in {steps} step(s) to {}). The backend's verdict was {}: {}",
+        diff.backend.name(),
+        campaign.seed,
+        gen::describe(&original.program),
+        gen::describe(&small.program),
+        verdict.name(),
+        message.lines().next().unwrap_or("")
+    ));
+    case["reading"] = Json::String(
+        "A differential regression case: its expectations are the reference's legal outcomes for a generated program (every legal result accepted, unspecified words free), not worked out by hand. Check the disagreement against the spec before relying on it.".into(),
+    );
+    std::fs::create_dir_all(&campaign.out)?;
+    let file = campaign.out.join(format!("{name}.json"));
+    let text = serde_json::to_string_pretty(&gen::file(case)).expect("JSON serializes");
+    std::fs::write(&file, text + "\n")?;
+    Ok(Finding {
+        case: n,
+        verdict,
+        message,
+        file,
+        shrink_steps: steps,
+        statements: (
+            gen::describe(&original.program),
+            gen::describe(&small.program),
+        ),
+    })
+}
