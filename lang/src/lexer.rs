@@ -110,8 +110,9 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
                 span,
             });
         } else {
-            let rest: String = chars[i..(i + 3).min(chars.len())].iter().collect();
-            let Some(p) = PUNCTS.iter().find(|p| rest.starts_with(**p)) else {
+            let rest = &chars[i..];
+            let starts = |p: &str| p.len() <= rest.len() && p.chars().zip(rest).all(|(a, b)| a == *b);
+            let Some(p) = PUNCTS.iter().find(|p| starts(p)) else {
                 return Err(ParseError::new(span, format!("unexpected character `{c}`")));
             };
             advance(&mut i, &mut line, &mut col, p.len());
