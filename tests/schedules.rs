@@ -14,7 +14,6 @@ use ser_harness::load::{load_dir, Case};
 use ser_harness::reference_backend::ReferenceBackend;
 use ser_harness::verdict::{judge, Verdict};
 use ser_reference::exec::schedule::Schedule;
-use ser_reference::{Legal, Outcome};
 
 fn adversarial() -> Vec<Schedule> {
     let mut s: Vec<Schedule> = (1..=8).map(Schedule::Shuffle).collect();
@@ -31,38 +30,6 @@ fn runtime_cases() -> Vec<Case> {
         .collect()
 }
 
-/// What the legal outcomes say, without the concrete first run and
-/// without the wording of reasons: per buffer, per word, the sorted legal
-/// values or "unspecified"; or the fault code.
-fn shape(case: &Case, backend: &ReferenceBackend) -> Result<String, String> {
-    use ser_harness::backend::Backend;
-    let exec = backend.run(case).map_err(|e| format!("{e:?}"))?;
-    let result = exec.legal.ok_or("the reference gave no legal outcomes")?;
-    Ok(match result.outcome {
-        Outcome::Fault(f) => format!("fault {}", f.code.name()),
-        Outcome::Completed(buffers) => buffers
-            .iter()
-            .map(|(name, b)| {
-                let words: Vec<String> = b
-                    .words
-                    .iter()
-                    .map(|w| match w {
-                        Legal::Unspecified(_) => "?".to_string(),
-                        Legal::Values(vs) => {
-                            let mut v: Vec<String> =
-                                vs.iter().map(|o| format!("{}±{}", o.bits, o.err)).collect();
-                            v.sort();
-                            v.join("|")
-                        }
-                    })
-                    .collect();
-                format!("{name}: [{}]", words.join(", "))
-            })
-            .collect::<Vec<_>>()
-            .join("; "),
-    })
-}
-
 #[test]
 fn legal_outcomes_do_not_depend_on_the_schedule() {
     let cases = runtime_cases();
@@ -70,11 +37,11 @@ fn legal_outcomes_do_not_depend_on_the_schedule() {
     let mut runs = 0;
     for case in &cases {
         let profile = case.profiles[0];
-        let base = shape(case, &ReferenceBackend::new(profile));
+        let base = ser_tests::shape(case, &ReferenceBackend::new(profile));
         for schedule in adversarial() {
             runs += 1;
             let backend = ReferenceBackend::new(profile).with_schedule(schedule);
-            let other = shape(case, &backend);
+            let other = ser_tests::shape(case, &backend);
             if other != base {
                 problems.push(format!(
                     "{} [{profile}, {schedule}]:\n  default:  {base:?}\n  schedule: {other:?}",

@@ -10,6 +10,7 @@ pub mod baseline;
 pub mod capability;
 pub mod case;
 pub mod expect;
+pub mod fuzz;
 pub mod junit;
 pub mod load;
 pub mod mutant_backend;

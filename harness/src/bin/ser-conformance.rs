@@ -10,11 +10,13 @@
 //! ser-conformance serve [--profile P] # the reference as a process backend
 //! ser-conformance protocol-schemas DIR   # writes the protocol's JSON Schemas
 //! ser-conformance capabilities | codes   # what backends may claim and report
+//! ser-conformance fuzz --backend B [--cases N] [--seed S] [--out DIR]  # differential fuzzing
 //! ```
 
 use clap::{Parser, Subcommand};
 use ser_harness::backend::Backend;
 use ser_harness::baseline::Baseline;
+use ser_harness::fuzz::{Campaign, Differential};
 use ser_harness::mutant_backend::MutantBackend;
 use ser_harness::protocol::client::ExecBackend;
 use ser_harness::protocol::serve::{serve, Fault};
@@ -56,6 +58,10 @@ enum Command {
     Capabilities,
     /// List the validator's diagnostic codes.
     Codes,
+    /// Differential fuzzing: run generated cases on a backend and on the
+    /// reference, shrink each disagreement and write it as a regression
+    /// case.
+    Fuzz(FuzzArgs),
 }
 
 #[derive(clap::Args)]
@@ -89,8 +95,9 @@ struct ReportArgs {
     out: PathBuf,
 }
 
+/// Which backend, how it is started, and its time limit.
 #[derive(clap::Args)]
-struct RunArgs {
+struct BackendArgs {
     /// The backend to check: `reference`, or `exec:PATH ARGS` for a program
     /// speaking the process protocol (docs/protocol.md; the words after
     /// `exec:` are split at spaces, use --backend-arg for arguments with
@@ -110,6 +117,42 @@ struct RunArgs {
     /// `timeout` verdict (a process backend is stopped and restarted).
     #[arg(long)]
     timeout: Option<f64>,
+    /// The reference's schedule at reorder points: none, regroup, replace
+    /// or shuffle:SEED (the legal outcomes are the same; the concrete
+    /// results follow the schedule).
+    #[arg(long, default_value = "none")]
+    schedule: String,
+}
+
+#[derive(clap::Args)]
+struct FuzzArgs {
+    #[command(flatten)]
+    backend: BackendArgs,
+    /// Generated cases to run.
+    #[arg(long, default_value_t = 1000)]
+    cases: u64,
+    /// The generators' seed: the same seed gives the same cases.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Most top-level statements of a generated program.
+    #[arg(long, default_value_t = 8)]
+    max_statements: usize,
+    /// Where shrunk regression cases are written (default: the
+    /// repository's `cases/regressions/`).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Most shrinking steps per disagreement.
+    #[arg(long, default_value_t = 2000)]
+    shrink_budget: usize,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    #[command(flatten)]
+    backend: BackendArgs,
     /// The backend's known failures (a baseline file): those that fail
     /// again are expected failures, those that pass fail the run.
     #[arg(long)]
@@ -123,11 +166,6 @@ struct RunArgs {
     /// Write JUnit XML to this file.
     #[arg(long)]
     junit: Option<PathBuf>,
-    /// The reference's schedule at reorder points: none, regroup, replace
-    /// or shuffle:SEED (the legal outcomes are the same; the concrete
-    /// results follow the schedule).
-    #[arg(long, default_value = "none")]
-    schedule: String,
     /// The folder of case files (default: the repository's `cases/`).
     #[arg(long)]
     cases: Option<PathBuf>,
@@ -213,6 +251,58 @@ fn protocol_schemas(dir: &Path) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+fn fuzz(args: FuzzArgs) -> ExitCode {
+    let timeout = match parse_timeout(args.backend.timeout) {
+        Ok(t) => t,
+        Err(e) => return fail(e),
+    };
+    let backend = match backend(&args.backend, timeout) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    let campaign = Campaign {
+        cases: args.cases,
+        seed: args.seed,
+        max_statements: args.max_statements,
+        out: args
+            .out
+            .unwrap_or_else(|| repo_dir("cases").join("regressions")),
+        shrink_budget: args.shrink_budget,
+        timeout,
+        progress: !args.quiet,
+    };
+    let diff = Differential::new(backend.clone(), timeout);
+    let summary = match ser_harness::fuzz::run(&campaign, &diff) {
+        Ok(s) => s,
+        Err(e) => return fail(format!("cannot write a regression case: {e}")),
+    };
+    for why in &summary.invalid {
+        println!("generator bug: {why}");
+    }
+    for f in &summary.findings {
+        println!(
+            "disagreement: case {} ({}, shrunk from {} to {}): {}\n  {}",
+            f.case,
+            f.verdict.name(),
+            f.statements.0,
+            f.statements.1,
+            f.file.display(),
+            f.message.replace('\n', "\n  ")
+        );
+    }
+    println!(
+        "ser-conformance fuzz: backend `{}`, profile {}, seed {}: {summary}",
+        backend.name(),
+        backend.profile(),
+        args.seed
+    );
+    if summary.findings.is_empty() && summary.invalid.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 fn parse_timeout(t: Option<f64>) -> Result<Option<Duration>, String> {
     match t {
         None => Ok(None),
@@ -224,7 +314,7 @@ fn parse_timeout(t: Option<f64>) -> Result<Option<Duration>, String> {
 }
 
 /// The backend `--backend` names.
-fn backend(args: &RunArgs, timeout: Option<Duration>) -> Result<Arc<dyn Backend>, String> {
+fn backend(args: &BackendArgs, timeout: Option<Duration>) -> Result<Arc<dyn Backend>, String> {
     let profile = args.profile.as_deref().map(parse_profile).transpose()?;
     // `vulkan`: the Vulkan backend's program, next to this one.
     let named = match args.backend.as_str() {
@@ -277,6 +367,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Report(r)) => return report(r),
         Some(Command::Serve(s)) => return serve_reference(s),
+        Some(Command::Fuzz(f)) => return fuzz(f),
         Some(Command::ProtocolSchemas { dir }) => return protocol_schemas(&dir),
         Some(Command::Capabilities) => {
             for (name, what) in ser_harness::capability::CAPABILITIES {
@@ -293,11 +384,11 @@ fn main() -> ExitCode {
         None => {}
     }
     let args = cli.run;
-    let timeout = match parse_timeout(args.timeout) {
+    let timeout = match parse_timeout(args.backend.timeout) {
         Ok(t) => t,
         Err(e) => return fail(e),
     };
-    let backend = match backend(&args, timeout) {
+    let backend = match backend(&args.backend, timeout) {
         Ok(b) => b,
         Err(e) => return fail(e),
     };

@@ -177,6 +177,24 @@ pub fn load_file(root: &Path, file: &Path) -> Vec<Result<Case, LoadError>> {
 
 /// Loads the cases of a file's text (`file` names it in errors and ids).
 pub fn load_text(root: &Path, file: &Path, text: &str) -> Vec<Result<Case, LoadError>> {
+    match serde_json::from_str(text) {
+        Ok(json) => load_json(root, file, json),
+        Err(e) => vec![Err(LoadError {
+            file: file.to_path_buf(),
+            case: None,
+            location: format!("line {}, column {}", e.line(), e.column()),
+            message: format!("not valid JSON: {e}"),
+        })],
+    }
+}
+
+/// Loads the cases of a case file already parsed as JSON (generated cases
+/// come this way); `file` names it in errors and gives the ids' prefix.
+pub fn load_json(
+    root: &Path,
+    file: &Path,
+    json: serde_json::Value,
+) -> Vec<Result<Case, LoadError>> {
     let fail = |location: String, message: String| {
         vec![Err(LoadError {
             file: file.to_path_buf(),
@@ -184,15 +202,6 @@ pub fn load_text(root: &Path, file: &Path, text: &str) -> Vec<Result<Case, LoadE
             location,
             message,
         })]
-    };
-    let json: serde_json::Value = match serde_json::from_str(text) {
-        Ok(j) => j,
-        Err(e) => {
-            return fail(
-                format!("line {}, column {}", e.line(), e.column()),
-                format!("not valid JSON: {e}"),
-            )
-        }
     };
     let parsed: Result<CaseFile, _> = serde_path_to_error::deserialize(json);
     let cf = match parsed {
