@@ -6,6 +6,21 @@
 //! and procedural primitives are returned to the shader
 //! (`vk.confirmation.triangle.ray_query_proceed_returns_true`,
 //! `vk.confirmation.aabb.ray_query_proceed_returns_true`).
+//!
+//! Not modelled yet: `Proceed` returns each candidate once and never a box
+//! the ray misses. The chapter allows an AABB candidate for an enlarged box
+//! (`vk.candidate.aabb.false_positives_may`) and a candidate returned more
+//! than once (`vk.confirmation.aabb.may_execute_multiple_times`, and
+//! `vk.confirmation.triangle.may_execute_multiple_times_unless_no_duplicate`
+//! for triangles without `no_duplicate_any_hit`), for ray queries as for
+//! pipeline traces, so the reference's legal sets for queries are narrower
+//! than the text's. The cases of `ray_query/traversal` and `ray_query/stages`
+//! keep clear of the difference (rays meet every box, geometries are
+//! `no_duplicate_any_hit`, results are flags where a box may come back);
+//! those of `ray_query/from_ray_query` (and `reorder/points`'s
+//! `invoke_hit_from_ray_query`) commit procedural candidates without testing
+//! the ray against a box it misses, and would need wider expectations once
+//! this is modelled.
 
 use crate::choice::Chooser;
 use crate::hit_object::{Hit, HitObject};
