@@ -98,7 +98,6 @@ fn clauses(program: &Program) -> Vec<&'static str> {
             Stmt::ReadPayload | Stmt::SetPayload(_) => {
                 "ser.hit_object.invoke.executes_closesthit_or_miss"
             }
-            Stmt::Wave(_) => "ser.reorder_point.definition.migration_visible_via_system_state",
             Stmt::IfHit {
                 then, otherwise, ..
             } => {

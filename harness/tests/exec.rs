@@ -397,7 +397,16 @@ fn bad_command_lines_are_errors_that_say_what_was_expected() {
         (vec!["--timeout", "0"], "positive number of seconds"),
         (
             vec!["--backend", "nope"],
-            "expected `reference`, `vulkan` or `exec:PATH [ARGS]`",
+            "expected `reference`, `vulkan`, `mutant:NAME` or `exec:PATH [ARGS]`",
+        ),
+        (
+            vec!["--backend", "mutant:nope"],
+            "unknown mutant `nope`; the mutants are:",
+        ),
+        (vec!["fuzz", "--backend", "nope"], "unknown backend `nope`"),
+        (
+            vec!["fuzz", "--cases", "x"],
+            "invalid value 'x' for '--cases",
         ),
         (
             vec!["--backend", "exec:/no/such/program"],

@@ -173,10 +173,6 @@ impl Printer {
                 self.push(&format!("{a} = p.a; {b} = p.b;"));
             }
             Stmt::SetPayload(v) => self.push(&format!("p.a = {v};")),
-            Stmt::Wave(op) => {
-                let at = self.slot();
-                self.push(&format!("{at} = {op};"));
-            }
             Stmt::IfHit { h, then, otherwise } => {
                 self.push(&format!("if (h{h}.IsHit())"));
                 self.block(then);

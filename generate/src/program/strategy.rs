@@ -107,7 +107,6 @@ fn simple(rays: usize, sm69: bool) -> impl Strategy<Value = Stmt> {
         1 => (hit_object(), 0..CONSTANTS).prop_map(|(h, c)| Stmt::LoadConstant { h, offset: 4 * c }),
         2 => Just(Stmt::ReadPayload),
         1 => (0u32..100).prop_map(Stmt::SetPayload),
-        1 => prop::sample::select(WAVE_OPS).prop_map(Stmt::Wave),
     ]
 }
 

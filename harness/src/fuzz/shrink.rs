@@ -10,14 +10,23 @@ pub fn shrink<T: ValueTree>(
     budget: usize,
     mut still_fails: impl FnMut(&T::Value) -> bool,
 ) -> (T::Value, usize) {
+    // The value tree's protocol: test the current value; a failing one is
+    // kept and simplified further, a passing one is partly undone.
     let mut smallest = tree.current();
     let mut tries = 0;
-    while tries < budget && tree.simplify() {
+    if !tree.simplify() {
+        return (smallest, tries);
+    }
+    while tries < budget {
         tries += 1;
         let candidate = tree.current();
-        if still_fails(&candidate) {
+        let more = if still_fails(&candidate) {
             smallest = candidate;
-        } else if !tree.complicate() {
+            tree.simplify()
+        } else {
+            tree.complicate()
+        };
+        if !more {
             break;
         }
     }
