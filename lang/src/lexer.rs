@@ -111,7 +111,8 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
             });
         } else {
             let rest = &chars[i..];
-            let starts = |p: &str| p.len() <= rest.len() && p.chars().zip(rest).all(|(a, b)| a == *b);
+            let starts =
+                |p: &str| p.len() <= rest.len() && p.chars().zip(rest).all(|(a, b)| a == *b);
             let Some(p) = PUNCTS.iter().find(|p| starts(p)) else {
                 return Err(ParseError::new(span, format!("unexpected character `{c}`")));
             };
