@@ -73,16 +73,26 @@ pub fn defined_ray_flags(profile: Profile) -> u32 {
 /// Whether the record exists is checked by the caller, which has the table.
 pub fn make_miss(flags: u32, miss_index: u32, mut ray: Ray, profile: Profile) -> HitObject {
     ray.flags = flags & defined_ray_flags(profile);
-    HitObject::Miss(Box::new(Miss {
-        ray,
-        index: miss_index & MISS_INDEX_MASK,
-    }))
+    if mutation::active(Mutation::MakeMissFlagsUnmasked) {
+        ray.flags = flags;
+    }
+    let index = if mutation::active(Mutation::MakeMissIndexUnmasked) {
+        miss_index
+    } else {
+        miss_index & MISS_INDEX_MASK
+    };
+    HitObject::Miss(Box::new(Miss { ray, index }))
 }
 
 /// The 3x4 matrix with ones on the diagonal that non-hits return
 /// (`ser.hit_object.get_object_to_world_3x4.non_hit_identity`).
 pub fn identity_3x4() -> Matrix34 {
-    std::array::from_fn(|r| std::array::from_fn(|c| Scalar::float(if r == c { 1.0 } else { 0.0 })))
+    let one = if mutation::active(Mutation::NonHitMatrixZero) {
+        0.0
+    } else {
+        1.0
+    };
+    std::array::from_fn(|r| std::array::from_fn(|c| Scalar::float(if r == c { one } else { 0.0 })))
 }
 
 fn matrix_3x4(m: &Matrix34) -> Value {
@@ -96,6 +106,14 @@ fn matrix_3x4(m: &Matrix34) -> Value {
 /// The 4x3 form is the transpose of the 3x4 form
 /// (`ser.hit_object.get_object_to_world_4x3.transpose_of_object_to_world_3x4`).
 fn matrix_4x3(m: &Matrix34) -> Value {
+    if mutation::active(Mutation::Matrix4x3NotTransposed) {
+        let elems = m.iter().flatten().cloned().collect();
+        return Value::Matrix {
+            rows: 4,
+            cols: 3,
+            elems,
+        };
+    }
     Value::Matrix {
         rows: 4,
         cols: 3,
@@ -157,7 +175,14 @@ impl HitObject {
     pub fn get_ray_flags(&self, p: Profile) -> Value {
         match self.ray() {
             Some(r) => Value::uint(r.flags),
-            None => self.non_hit(p, Value::uint(0), "GetRayFlags"),
+            None => {
+                let flags = if mutation::active(Mutation::NopRayFlagsNonzero) {
+                    ray_flag::FORCE_OPAQUE
+                } else {
+                    0
+                };
+                self.non_hit(p, Value::uint(flags), "GetRayFlags")
+            }
         }
     }
 
@@ -183,6 +208,7 @@ impl HitObject {
     pub fn get_ray_tcurrent(&self, p: Profile) -> Value {
         match self {
             HitObject::Hit(h) => Value::Scalar(h.t.clone()),
+            HitObject::Miss(_) if mutation::active(Mutation::MissTCurrentZero) => Value::float(0.0),
             HitObject::Miss(m) => Value::Scalar(m.ray.tmax.clone()),
             HitObject::Nop => self.non_hit(p, Value::float(0.0), "GetRayTCurrent"),
         }
@@ -212,6 +238,7 @@ impl HitObject {
     pub fn get_object_ray_origin(&self, p: Profile) -> Value {
         match self {
             HitObject::Hit(h) => vec3(&h.object_origin),
+            HitObject::Miss(_) if mutation::active(Mutation::MissObjectOriginZero) => zero3(),
             HitObject::Miss(m) => self.non_hit(p, vec3(&m.ray.origin), "GetObjectRayOrigin"),
             HitObject::Nop => self.non_hit(p, zero3(), "GetObjectRayOrigin"),
         }
@@ -223,6 +250,7 @@ impl HitObject {
     pub fn get_object_ray_direction(&self, p: Profile) -> Value {
         match self {
             HitObject::Hit(h) => vec3(&h.object_direction),
+            HitObject::Miss(_) if mutation::active(Mutation::MissObjectDirectionZero) => zero3(),
             HitObject::Miss(m) => self.non_hit(p, vec3(&m.ray.direction), "GetObjectRayDirection"),
             HitObject::Nop => self.non_hit(p, zero3(), "GetObjectRayDirection"),
         }
@@ -236,6 +264,9 @@ impl HitObject {
     }
 
     fn world_to_object(&self) -> Option<&Matrix34> {
+        if mutation::active(Mutation::WorldToObjectIsObjectToWorld) {
+            return self.object_to_world();
+        }
         match self {
             HitObject::Hit(h) => Some(&h.world_to_object),
             _ => None,
@@ -296,6 +327,9 @@ impl HitObject {
     /// `ser.hit_object.get_instance_id.returns_value`,
     /// `ser.hit_object.get_instance_id.non_hit_returns_zero`
     pub fn get_instance_id(&self, p: Profile) -> Value {
+        if mutation::active(Mutation::InstanceIdIsIndex) {
+            return self.get_instance_index(p);
+        }
         self.hit_uint(p, |h| h.instance_id, "GetInstanceID")
     }
 
@@ -341,8 +375,17 @@ impl HitObject {
     /// a NOP ignores the value (`ser.hit_object.set_shader_table_index.nop_ignored`).
     pub fn set_shader_table_index(&mut self, index: u32) {
         match self {
+            HitObject::Hit(h) if mutation::active(Mutation::HitIndexMasked16) => {
+                h.index = Some(index & MISS_INDEX_MASK)
+            }
             HitObject::Hit(h) => h.index = Some(index & HIT_GROUP_INDEX_MASK),
+            HitObject::Miss(m) if mutation::active(Mutation::MissIndexMasked28) => {
+                m.index = index & HIT_GROUP_INDEX_MASK
+            }
             HitObject::Miss(m) => m.index = index & MISS_INDEX_MASK,
+            HitObject::Nop if mutation::active(Mutation::NopSetIndexNotIgnored) => {
+                *self = make_miss(0, index, Ray::zero(), Profile::MaybeReorderThread0027)
+            }
             HitObject::Nop => {}
         }
     }

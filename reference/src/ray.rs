@@ -16,6 +16,19 @@ pub struct Ray {
 }
 
 impl Ray {
+    /// The ray with no flags and every field zero (mutants make NOP hit
+    /// objects into misses of it, see [`crate::mutation`]).
+    pub fn zero() -> Ray {
+        let zero = || Scalar::float(0.0);
+        Ray {
+            flags: 0,
+            origin: [zero(), zero(), zero()],
+            tmin: zero(),
+            direction: [zero(), zero(), zero()],
+            tmax: zero(),
+        }
+    }
+
     /// Reads a `RayDesc` value (fields `Origin`, `TMin`, `Direction`,
     /// `TMax`, in that order).
     pub fn from_desc(flags: u32, desc: &Value) -> Result<Ray, Fault> {

@@ -3,6 +3,7 @@
 
 use super::thread::{fault, Ex, Thread};
 use crate::hit_object::{self, HitObject};
+use crate::mutation::{self, Mutation};
 use crate::outcome::{Fault, FaultCode};
 use crate::program::{Program, Stage};
 use crate::ray::Ray;
@@ -299,6 +300,11 @@ impl<'a> Thread<'a> {
         let rules = layout::Rules::for_profile(self.w.options.profile);
         let bytes = layout::argument_bytes(&rules, &args)
             .map_err(|e| Fault::new(FaultCode::Unsupported, e))?;
+        let offset = if mutation::active(Mutation::RootConstantOffsetInWords) {
+            offset.wrapping_mul(4)
+        } else {
+            offset
+        };
         Ok(match layout::load_constant(&bytes, offset) {
             ConstantLoad::Value(v) => Value::uint(v),
             ConstantLoad::Misaligned => return self.misaligned(offset),
@@ -325,7 +331,12 @@ impl<'a> Thread<'a> {
     fn get_attributes(&self, h: &HitObject, ty: &Type) -> Ex<Value> {
         let program = self.w.program;
         let HitObject::Hit(hit) = h else {
-            let zero = new_value(ty, Fill::Zero, program);
+            let fill = if mutation::active(Mutation::NonHitAttributesUninitialized) {
+                Fill::Uninitialized("a mutant leaves the attributes of a non-hit uninitialized")
+            } else {
+                Fill::Zero
+            };
+            let zero = new_value(ty, fill, program);
             if self.w.options.profile.defines_non_hit_accessors() {
                 return Ok(zero);
             }

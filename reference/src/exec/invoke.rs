@@ -4,8 +4,10 @@ use super::paq::Call;
 use super::sched::ReorderPoint;
 use super::thread::{fault, Ex, Thread};
 use crate::choice::Chooser;
-use crate::hit_object::HitObject;
+use crate::hit_object::{self, HitObject};
+use crate::mutation::{self, Mutation};
 use crate::outcome::FaultCode;
+use crate::ray::Ray;
 use crate::value::Value;
 use ser_lang::ast::Expr;
 use ser_lang::names::ray_flag;
@@ -23,7 +25,7 @@ impl<'a> Thread<'a> {
     /// and never modifies the hit object (`ser.hit_object.invoke.hit_object_not_modified`):
     /// it receives a copy.
     pub async fn hit_object_invoke(&mut self, args: &'a [Expr]) -> Ex<Value> {
-        let Value::HitObject(object) = self.eval(&args[0]).await? else {
+        let Value::HitObject(mut object) = self.eval(&args[0]).await? else {
             return fault(
                 FaultCode::Unsupported,
                 "the first argument of `HitObject::Invoke` is a HitObject",
@@ -31,8 +33,16 @@ impl<'a> Thread<'a> {
         };
         let place = self.place(&args[1]).await?;
         let payload = self.read_place(&place)?;
+        if mutation::active(Mutation::NopInvokeRunsMiss) && object.is_nop() {
+            *object = hit_object::make_miss(0, 0, Ray::zero(), self.w.options.profile);
+        }
+        if let HitObject::Hit(h) = &mut *object {
+            if mutation::active(Mutation::UnsetQueryInvokesRecord0) {
+                h.index.get_or_insert(0);
+            }
+        }
         let max = self.w.dispatch.max_recursion_depth;
-        if self.depth >= max {
+        if self.depth >= max && !mutation::active(Mutation::InvokeNotCountedForRecursion) {
             return Err(crate::outcome::Fault::new(
                 FaultCode::RecursionDepthExceeded,
                 format!(
@@ -57,6 +67,10 @@ impl<'a> Thread<'a> {
         self.reorder_point(ReorderPoint::Invoke).await;
         let payload = self.leave_call(payload, Call::Invoke);
         self.write_place(&place, payload)?;
+        if mutation::active(Mutation::InvokeModifiesObject) && self.is_place(&args[0]) {
+            let consumed = self.place(&args[0]).await?;
+            self.write_place(&consumed, Value::HitObject(Box::default()))?;
+        }
         Ok(Value::void())
     }
 
@@ -66,6 +80,9 @@ impl<'a> Thread<'a> {
     /// so both are legal and the reference explores both.
     fn skips_closest_hit(&mut self, object: &HitObject) -> bool {
         let flagged = matches!(object, HitObject::Hit(h) if h.ray.flags & ray_flag::SKIP_CLOSEST_HIT_SHADER != 0 && h.index.is_some());
+        if flagged && mutation::active(Mutation::InvokeSkipsClosestHit) {
+            return true;
+        }
         flagged && self.log.choose(2, "whether HitObject::Invoke honours RAY_FLAG_SKIP_CLOSEST_HIT_SHADER (the proposal does not say)") == 1
     }
 }

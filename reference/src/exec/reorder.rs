@@ -2,6 +2,7 @@
 
 use super::sched::ReorderPoint;
 use super::thread::{fault, Ex, Thread};
+use crate::mutation::{self, Mutation};
 use crate::outcome::{Fault, FaultCode};
 use crate::program::Stage;
 use crate::value::Value;
@@ -69,6 +70,10 @@ impl<'a> Thread<'a> {
         // (`ser.maybe_reorder_thread.hit.fields_must_be_valid`,
         // `ser.maybe_reorder_thread.hit.nop_legal_input`,
         // `ser.maybe_reorder_thread.hit.unset_query_exempt_from_valid_record`).
+        if mutation::active(Mutation::ReorderNopFaults) && hit.as_ref().is_some_and(|h| h.is_nop())
+        {
+            return Err(Fault::new(FaultCode::InvalidValue, "a NOP hit object").into());
+        }
         if let Some((table, index)) = hit.as_ref().and_then(|h| h.record()) {
             self.check_record(
                 table,

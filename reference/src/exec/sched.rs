@@ -16,6 +16,7 @@ use super::thread::Thread;
 use super::wave::{self, WaveOp};
 use super::World;
 use crate::choice::ChoiceLog;
+use crate::mutation::{self, Mutation};
 use crate::outcome::{Fault, FaultCode};
 use crate::value::Value;
 use std::cell::RefCell;
@@ -316,7 +317,9 @@ impl Board {
             .filter(|&t| !self.done[t] && !arriving.contains(&t))
             .map(|t| slot(self, t))
             .collect();
-        if self.schedule == Schedule::IllegalMigrateAll {
+        if self.schedule == Schedule::IllegalMigrateAll
+            || mutation::active(Mutation::MigrateNonArriving)
+        {
             // Rotate every live thread by one lane,
             // arrived or not: what a correct implementation never does.
             for t in (0..self.done.len()).filter(|&t| !self.done[t]) {
@@ -324,8 +327,14 @@ impl Board {
             }
         }
         let from: Vec<schedule::Slot> = arriving.iter().map(|&t| slot(self, t)).collect();
+        // A case that pins a schedule (no taint) asks for that one.
+        let schedule = if self.taint && mutation::active(Mutation::ScheduleRegroup) {
+            Schedule::Regroup
+        } else {
+            self.schedule
+        };
         let to = schedule::place(
-            self.schedule,
+            schedule,
             &mut self.rng,
             self.lanes.wave_size,
             waves,

@@ -7,6 +7,7 @@ use super::place::Place;
 use super::sched::ReorderPoint;
 use super::thread::{fault, Ex, Exit, Probe, System, Termination, Thread, WriteRecord};
 use crate::hit_object::{Hit, HitObject, Miss};
+use crate::mutation::{self, Mutation};
 use crate::outcome::{Fault, FaultCode};
 use crate::program::Stage;
 use crate::ray::{Ray, TraceParams};
@@ -131,7 +132,8 @@ impl<'a> Thread<'a> {
         let payload = self.read_place(&place)?;
         let payload = self.enter_call(payload, Call::TraceRay);
         let (object, mut payload) = self.traverse(params, ray, payload).await?;
-        let skip = params.flags & ray_flag::SKIP_CLOSEST_HIT_SHADER != 0;
+        let skip = params.flags & ray_flag::SKIP_CLOSEST_HIT_SHADER != 0
+            && !mutation::active(Mutation::SkipClosestHitIgnored);
         if !(object.is_hit() && skip) {
             payload = self
                 .shade(&object, payload, "vk.result.closest_hit_shader_invoked")
@@ -355,8 +357,9 @@ impl<'a> Thread<'a> {
             let result = self.run_intersection(&c, &shader).await;
             let probe = self.probe.take().expect("set above");
             result?;
-            if (probe.reported || probe.wrote)
-                && crate::choice::Chooser::choose(&mut self.log, 2, "whether an implementation enlarges a box the ray misses so that its intersection shader runs") == 1
+            if mutation::active(Mutation::BoxesEnlarged)
+                || (probe.reported || probe.wrote)
+                    && crate::choice::Chooser::choose(&mut self.log, 2, "whether an implementation enlarges a box the ray misses so that its intersection shader runs") == 1
             {
                 out.push(c);
             }
@@ -521,19 +524,24 @@ impl<'a> Thread<'a> {
         attributes: Value,
     ) -> Ex<bool> {
         let mut end = false;
-        if !c.opaque {
+        if !c.opaque || mutation::active(Mutation::OpaqueRunsAnyHit) {
             match self.any_hit(&c, &t, &hit_kind, &attributes).await? {
-                Some(Termination::IgnoreHit) => return Ok(false),
+                Some(Termination::IgnoreHit) if !mutation::active(Mutation::IgnoreHitConfirms) => {
+                    return Ok(false)
+                }
                 Some(Termination::AcceptHitAndEndSearch) => end = true,
                 _ => {}
             }
         }
         let state = self.traces.last().expect("tracing");
-        let accept_first = state.params.flags & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH != 0;
+        let accept_first = state.params.flags & ray_flag::ACCEPT_FIRST_HIT_AND_END_SEARCH != 0
+            && !mutation::active(Mutation::AcceptFirstHitIgnored);
         let take = traversal::becomes_closest(t.to_f64(), t.err, state.tmax, &mut self.log);
         let state = self.traces.last_mut().expect("tracing");
         if take {
-            state.tmax = (t.to_f64(), t.err);
+            if !mutation::active(Mutation::ClosestHitNotClosest) {
+                state.tmax = (t.to_f64(), t.err);
+            }
             state.committed = Some(Committed {
                 candidate: c,
                 t,

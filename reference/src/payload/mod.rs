@@ -25,6 +25,7 @@
 //! computed from it. Accesses a stage may not make are diagnosed by
 //! `crate::validate`.
 
+use crate::mutation::{self, Mutation};
 use crate::value::{unspecify, Value};
 use ser_lang::ast::{AccessKind, StructDecl};
 
@@ -138,6 +139,7 @@ impl PayloadAccess {
     /// Into a call: the caller passes the fields it may write; for
     /// `HitObject::Invoke` also those any-hit may write.
     pub fn enter_call(&self, v: &mut Value, invoke: bool) {
+        let invoke = invoke && !mutation::active(Mutation::PaqInvokeAnyhitWriteIgnored);
         self.mask(
             v,
             |a| a.writes(PaqStage::Caller) || invoke && a.writes(PaqStage::AnyHit),
@@ -148,6 +150,8 @@ impl PayloadAccess {
     /// Out of a call: the caller gets back the fields it may read; for
     /// `HitObject::TraceRay` also those closest-hit or miss shaders read.
     pub fn leave_call(&self, v: &mut Value, hit_object_trace: bool) {
+        let hit_object_trace =
+            hit_object_trace && !mutation::active(Mutation::PaqTraceShadingReadIgnored);
         self.mask(
             v,
             |a| {
@@ -179,7 +183,7 @@ impl PayloadAccess {
             _ => return out,
         };
         for ((a, f), old) in self.fields_mut(&mut out).zip(kept) {
-            if !a.writes(s) {
+            if !a.writes(s) && !mutation::active(Mutation::PaqStageWriteNotRestored) {
                 *f = old;
             }
         }

@@ -9,6 +9,7 @@
 //! `sbt.miss.index_equation`).
 
 use super::{LocalArgument, ShaderTable, Table};
+use crate::mutation::{self, Mutation};
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 
@@ -198,7 +199,12 @@ pub fn argument_bytes(rules: &Rules, args: &[LocalArgument]) -> Result<Vec<Optio
                 for v in c {
                     out.extend(v.to_le_bytes().map(Some));
                 }
-                if rules.packing == Packing::PairsOf4 {
+                let padded = match rules.packing {
+                    Packing::PairsOf4 => !mutation::active(Mutation::DxrConstantsUnpadded),
+                    Packing::ConstantsOnly => mutation::active(Mutation::VulkanConstantsPadded),
+                    Packing::Natural => false,
+                };
+                if padded {
                     pad_to(&mut out, 8);
                 }
             }
@@ -314,7 +320,11 @@ pub fn layout(rules: &Rules, table: &ShaderTable) -> Result<Layout, LayoutError>
                     max: rules.max_stride,
                 });
             }
-            let start = round_up(next, rules.table_alignment);
+            let start = if mutation::active(Mutation::TableStartUnaligned) {
+                next
+            } else {
+                round_up(next, rules.table_alignment)
+            };
             next = start + stride as u64 * records.len() as u64;
             Ok(TableLayout {
                 start,

@@ -3,6 +3,7 @@
 
 pub mod layout;
 
+use crate::mutation::{self, Mutation};
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// The shader table of one dispatch: hit-group, miss and callable records.
@@ -185,14 +186,33 @@ pub fn hit_group_record_index(
     geometry_index: u32,
     instance_contribution: u32,
 ) -> u32 {
-    (ray_contribution & RAY_CONTRIBUTION_MASK)
-        .wrapping_add((multiplier & RAY_CONTRIBUTION_MASK).wrapping_mul(geometry_index))
-        .wrapping_add(instance_contribution & INSTANCE_CONTRIBUTION_MASK)
+    let mut offset = ray_contribution & RAY_CONTRIBUTION_MASK;
+    let mut stride = multiplier & RAY_CONTRIBUTION_MASK;
+    let mut instance = instance_contribution & INSTANCE_CONTRIBUTION_MASK;
+    // Mutants (`crate::mutation`) get one term wrong.
+    if mutation::active(Mutation::RayContributionUnmasked) {
+        offset = ray_contribution;
+    }
+    if mutation::active(Mutation::MultiplierUnmasked) {
+        stride = multiplier;
+    }
+    if mutation::active(Mutation::InstanceOffsetTimesStride) {
+        instance = instance.wrapping_mul(stride);
+    }
+    let geometry = if mutation::active(Mutation::GeometryIndexNotMultiplied) {
+        geometry_index
+    } else {
+        stride.wrapping_mul(geometry_index)
+    };
+    offset.wrapping_add(geometry).wrapping_add(instance)
 }
 
 /// The miss record index `R_miss` (`sbt.miss.index_equation`), of which only
 /// the low 16 bits are used.
 pub fn miss_record_index(miss_shader_index: u32) -> u32 {
+    if mutation::active(Mutation::TraceMissIndexUnmasked) {
+        return miss_shader_index;
+    }
     miss_shader_index & MISS_INDEX_MASK
 }
 

@@ -2,6 +2,7 @@
 //! and opacity. Each test only drops candidates, so their order does not
 //! matter (`vk.culling.no_ordering_between_culling_ops`).
 
+use crate::mutation::{self, Mutation};
 use crate::outcome::{Fault, FaultCode};
 use ser_lang::names::{instance_flag, ray_flag};
 
@@ -10,8 +11,10 @@ use ser_lang::names::{instance_flag, ray_flag};
 pub fn primitive_culled(ray_flags: u32, is_triangle: bool) -> bool {
     if is_triangle {
         ray_flags & ray_flag::SKIP_TRIANGLES != 0
+            && !mutation::active(Mutation::SkipTrianglesIgnored)
     } else {
         ray_flags & ray_flag::SKIP_PROCEDURAL_PRIMITIVES != 0
+            && !mutation::active(Mutation::SkipAabbsIgnored)
     }
 }
 
@@ -19,7 +22,11 @@ pub fn primitive_culled(ray_flags: u32, is_triangle: bool) -> bool {
 /// bit (`vk.culling.mask.and_zero_drops`); only the low 8 bits of the cull
 /// mask take part (`ser.dxil.hitobject_traceray.warn_instance_mask_8_bits`).
 pub fn mask_culled(instance_mask: u8, cull_mask: u32) -> bool {
-    u32::from(instance_mask) & cull_mask & 0xFF == 0
+    let disjoint = u32::from(instance_mask) & cull_mask & 0xFF == 0;
+    if mutation::active(Mutation::MaskTestInverted) {
+        return !disjoint;
+    }
+    disjoint && !mutation::active(Mutation::MaskTestIgnored)
 }
 
 /// Which face of a triangle a ray meets.
@@ -36,9 +43,15 @@ pub enum Facing {
 /// flag reverses it (`vk.culling.face.flip_facing_reverses`), zero is no
 /// face whatever the flag (`vk.culling.face.zero_area_no_face`).
 pub fn facing(area: f64, flip: bool) -> Facing {
+    let flip = flip && !mutation::active(Mutation::FlipFacingIgnored);
+    let front = if mutation::active(Mutation::FrontFaceClockwise) {
+        area > 0.0
+    } else {
+        area < 0.0
+    };
     if area == 0.0 {
         Facing::Neither
-    } else if (area < 0.0) != flip {
+    } else if front != flip {
         Facing::Front
     } else {
         Facing::Back
@@ -54,11 +67,16 @@ pub fn face_culled(facing: Facing, ray_flags: u32, instance_flags: u32) -> bool 
     if facing == Facing::Neither {
         return true;
     }
-    if instance_flags & instance_flag::TRIANGLE_CULL_DISABLE != 0 {
+    if instance_flags & instance_flag::TRIANGLE_CULL_DISABLE != 0
+        && !mutation::active(Mutation::CullDisableIgnored)
+    {
         return false;
     }
     match facing {
-        Facing::Back => ray_flags & ray_flag::CULL_BACK_FACING_TRIANGLES != 0,
+        Facing::Back => {
+            ray_flags & ray_flag::CULL_BACK_FACING_TRIANGLES != 0
+                && !mutation::active(Mutation::CullBackIgnored)
+        }
         Facing::Front => ray_flags & ray_flag::CULL_FRONT_FACING_TRIANGLES != 0,
         Facing::Neither => true,
     }
@@ -71,7 +89,8 @@ pub fn face_culled(facing: Facing, ray_flags: u32, instance_flags: u32) -> bool 
 /// ray's opaque / no-opaque flags (`vk.culling.opacity.ray_opaque_forces_opaque`, `vk.culling.opacity.ray_no_opaque_forces_nonopaque`).
 pub fn is_opaque(geometry_opaque: bool, instance_flags: u32, ray_flags: u32) -> bool {
     let mut opaque = geometry_opaque;
-    if instance_flags & instance_flag::FORCE_OPAQUE != 0 {
+    let instance_force_opaque = instance_flags & instance_flag::FORCE_OPAQUE != 0;
+    if instance_force_opaque && !mutation::active(Mutation::InstanceForceOpaqueIgnored) {
         opaque = true;
     }
     if instance_flags & instance_flag::FORCE_NON_OPAQUE != 0 {
@@ -83,6 +102,9 @@ pub fn is_opaque(geometry_opaque: bool, instance_flags: u32, ray_flags: u32) -> 
     if ray_flags & ray_flag::FORCE_NON_OPAQUE != 0 {
         opaque = false;
     }
+    if instance_force_opaque && mutation::active(Mutation::RayNoOpaqueNotOverriding) {
+        opaque = true;
+    }
     opaque
 }
 
@@ -90,9 +112,10 @@ pub fn is_opaque(geometry_opaque: bool, instance_flags: u32, ray_flags: u32) -> 
 /// `vk.culling.opacity.cull_no_opaque_drops`).
 pub fn opacity_culled(opaque: bool, ray_flags: u32) -> bool {
     if opaque {
-        ray_flags & ray_flag::CULL_OPAQUE != 0
+        ray_flags & ray_flag::CULL_OPAQUE != 0 && !mutation::active(Mutation::CullOpaqueIgnored)
     } else {
         ray_flags & ray_flag::CULL_NON_OPAQUE != 0
+            && !mutation::active(Mutation::CullNonOpaqueIgnored)
     }
 }
 

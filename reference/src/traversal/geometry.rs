@@ -5,6 +5,7 @@
 //! (an edge, `tmin`, `tmax`) are reported as [`Decision::Either`], and the
 //! caller explores both outcomes.
 
+use crate::mutation::{self, Mutation};
 use crate::numeric::{less, traversal_error, Decision};
 use glam::{DMat3, DVec3};
 
@@ -136,6 +137,9 @@ pub fn intersect_aabb(o: DVec3, d: DVec3, min: DVec3, max: DVec3) -> Option<(f64
 
 /// `tmin < t < tmax` for triangles (`vk.candidate.triangle_t_open_interval`).
 pub fn triangle_t_in_range(t: f64, t_err: f64, tmin: (f64, f64), tmax: (f64, f64)) -> Decision {
+    if mutation::active(Mutation::TriangleTminIgnored) {
+        return less(t, t_err, tmax.0, tmax.1);
+    }
     both(
         less(tmin.0, tmin.1, t, t_err),
         less(t, t_err, tmax.0, tmax.1),
@@ -154,6 +158,9 @@ pub fn aabb_interval_in_range(
     tmin: (f64, f64),
     tmax: (f64, f64),
 ) -> Decision {
+    if mutation::active(Mutation::AabbIntervalOpen) {
+        return Decision::from_bool(t1 > tmin.0 && t0 < tmax.0);
+    }
     if t1 >= tmin.0 && t0 <= tmax.0 {
         return Decision::True;
     }

@@ -2,6 +2,7 @@
 //! triangle candidate looked up from the micro-triangle the hit lies in.
 
 use crate::choice::Chooser;
+use crate::mutation::{self, Mutation};
 use crate::scene::{Geometry, MicromapEntry, MicromapFormat};
 use ser_lang::names::{instance_flag, ray_flag};
 
@@ -84,6 +85,11 @@ pub fn lookup(
     let two_state_override = instance_flags & instance_flag::FORCE_OPACITY_MICROMAP_2_STATE != 0
         || ray_flags & ray_flag::FORCE_OPACITY_MICROMAP_2_STATE != 0;
     let state = match map.triangles.get(primitive)? {
+        // The swap turns transparent into opaque and unknown-transparent
+        // into unknown-opaque, and back.
+        MicromapEntry::Special(s) if mutation::active(Mutation::MicromapSpecialSwapped) => {
+            s.state() ^ 1
+        }
         MicromapEntry::Special(s) => s.state(),
         MicromapEntry::States(states) => {
             let i = micro_triangle(

@@ -15,6 +15,7 @@ pub mod watertight;
 
 use crate::choice::Chooser;
 use crate::hit_object::{Hit, Matrix34};
+use crate::mutation::{self, Mutation};
 use crate::numeric::{traversal_error, Decision, TRAVERSAL_REL};
 use crate::outcome::{Fault, FaultCode};
 use crate::ray::{vec3_f64, Ray, TraceParams};
@@ -97,7 +98,10 @@ pub fn candidates(
     culling::validate_ray_flags(params.flags)?;
     // Pipeline skip flags act as if in every ray's flags
     // (`vk.culling.primitive.pipeline_skip_triangles`, `vk.culling.primitive.pipeline_skip_aabbs`).
-    let flags = params.flags | pipeline_flags;
+    let mut flags = params.flags | pipeline_flags;
+    if mutation::active(Mutation::PipelineSkipIgnored) {
+        flags = params.flags;
+    }
     let mut spaces = Vec::with_capacity(scene.instances.len());
     let mut out = Vec::new();
     let mut missed = Vec::new();
@@ -382,11 +386,19 @@ pub fn instance_space(scene: &Scene, index: usize, ray: &Ray) -> Result<Instance
             Scalar::float_approx(value, err).taint_from(&v.iter().collect::<Vec<_>>())
         })
     };
+    let (origin, direction) = if mutation::active(Mutation::InstanceRayNotTransformed) {
+        (ray.origin.clone(), ray.direction.clone())
+    } else {
+        (
+            transform(&ray.origin, true),
+            transform(&ray.direction, false),
+        )
+    };
     Ok(InstanceSpace {
         object_to_world,
         world_to_object,
-        origin: transform(&ray.origin, true),
-        direction: transform(&ray.direction, false),
+        origin,
+        direction,
     })
 }
 
@@ -417,6 +429,9 @@ pub fn next_candidate(
 ) -> Option<Candidate> {
     if remaining.is_empty() {
         return None;
+    }
+    if mutation::active(Mutation::CandidatesReversed) {
+        return remaining.pop();
     }
     if order_matters {
         let i = if remaining.len() > 1 {
@@ -460,6 +475,9 @@ pub fn becomes_closest(t: f64, t_err: f64, tmax: (f64, f64), chooser: &mut dyn C
         Decision::Either => true,
         Decision::False => crate::numeric::equal(t, t_err, tmax.0, tmax.1) != Decision::False,
     };
+    if either && mutation::active(Mutation::TmaxTieDropped) {
+        return false;
+    }
     either && chooser.choose(2, "a confirmed hit at exactly the current tmax") == 0
 }
 

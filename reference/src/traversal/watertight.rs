@@ -8,6 +8,7 @@
 //! edge it shares with none may be hit or not.
 
 use crate::choice::Chooser;
+use crate::mutation::{self, Mutation};
 
 /// A triangle the ray passes near an edge of.
 #[derive(Clone, Debug)]
@@ -124,6 +125,10 @@ pub fn resolve(tris: &[NearEdge], chooser: &mut dyn Chooser) -> Vec<bool> {
                 2,
                 "a ray within implementation precision of a triangle edge",
             ) == 0;
+        } else if mutation::active(Mutation::WatertightDoubleHit) {
+            g.iter().for_each(|&i| keep[i] = true);
+        } else if mutation::active(Mutation::WatertightLastTriangle) {
+            keep[g[g.len() - 1]] = true;
         } else {
             let pick = chooser.choose(
                 g.len(),

@@ -18,6 +18,7 @@ mod paq;
 mod stages;
 mod storage;
 
+use crate::mutation::{self, Mutation};
 use crate::profile::Profile;
 use crate::program::Program;
 use ser_lang::Span;
@@ -137,10 +138,12 @@ impl DiagCode {
         match self {
             HitObjectStage | ReorderStage | TraceRayStage | HitObjectStorage => true,
             ReorderCoherentResource => profile.has_reorder_scope(),
-            _ if self.severity() == Severity::Warning => matches!(
-                profile,
-                Profile::MaybeReorderThread0027 | Profile::ReorderThread0027
-            ),
+            _ if self.severity() == Severity::Warning => {
+                matches!(
+                    profile,
+                    Profile::MaybeReorderThread0027 | Profile::ReorderThread0027
+                ) || profile == Profile::Sm69 && mutation::active(Mutation::Sm69KeepsDxilWarnings)
+            }
             _ => profile.is_hlsl(),
         }
     }

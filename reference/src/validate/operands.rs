@@ -7,6 +7,7 @@
 
 use super::facts::{root_name, Facts};
 use super::{DiagCode, Validator};
+use crate::mutation::{self, Mutation};
 use crate::program::Program;
 use crate::traversal::culling::validate_ray_flags;
 use crate::value::StructLayouts;
@@ -102,7 +103,9 @@ impl Calls<'_, '_, '_> {
                         "root constant offset",
                     );
                     if let Some(o) = offset.and_then(|o| self.facts.constant(o)) {
-                        if o % 4 != 0 {
+                        if o % 4 != 0
+                            && !mutation::active(Mutation::ValidatorMisalignedOffsetAccepted)
+                        {
                             self.report(
                                 DiagCode::RootConstantOffset,
                                 "ser.hit_object.load_local_root_table_constant.offset_multiple_of_4",
@@ -178,6 +181,11 @@ impl Calls<'_, '_, '_> {
             ),
         ];
         for (i, b) in bits {
+            if b.code == DiagCode::RayContributionBits
+                && mutation::active(Mutation::ValidatorNoRayContributionWarning)
+            {
+                continue;
+            }
             self.bits(args.get(i), &b);
         }
         if let Some(p) = args.get(7) {
@@ -266,7 +274,8 @@ impl Calls<'_, '_, '_> {
     fn bits(&mut self, operand: Option<&Expr>, b: &Bits) {
         let Some(e) = operand else { return };
         if let Some(value) = self.facts.constant(e) {
-            if value > b.max {
+            let at_limit = value == b.max && mutation::active(Mutation::ValidatorWarnsAtLimit);
+            if value > b.max || at_limit {
                 self.report(
                     b.code,
                     b.clause,
@@ -290,7 +299,9 @@ impl Calls<'_, '_, '_> {
     /// An operand that must not be undefined.
     fn defined(&mut self, operand: Option<&Expr>, clause: &str, what: &str) {
         let Some(e) = operand else { return };
-        if self.facts.is_undefined(e) {
+        if self.facts.is_undefined(e)
+            && !mutation::active(Mutation::ValidatorUndefinedOperandAccepted)
+        {
             self.report(
                 DiagCode::UndefinedOperand,
                 clause,

@@ -19,6 +19,7 @@
 //! when it returns, so they cannot observe or change what they must not.
 
 use super::{DiagCode, Validator};
+use crate::mutation::{self, Mutation};
 use crate::payload::{PaqStage, PayloadAccess};
 use crate::program::Stage;
 use ser_lang::ast::{Expr, ExprKind, FunctionDecl, Item, Type};
@@ -106,7 +107,7 @@ fn check_function(
         } else {
             (q.reads(stage), "read")
         };
-        if !allowed {
+        if !allowed && !mutation::active(Mutation::ValidatorPayloadAccessUnchecked) {
             v.report(
                 DiagCode::PayloadAccess,
                 "ser.paq.flow.caller_between_anyhit_and_shading",

@@ -11,6 +11,7 @@
 
 use super::facts::Facts;
 use super::{DiagCode, Validator};
+use crate::mutation::{self, Mutation};
 use crate::program::Stage;
 use ser_lang::ast::{ExprKind, FunctionDecl, Item};
 use std::collections::HashSet;
@@ -89,6 +90,9 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
             }
         });
         for (span, what) in uses {
+            if stage == Stage::AnyHit && mutation::active(Mutation::ValidatorHitObjectInAnyHit) {
+                continue;
+            }
             v.report(
                 DiagCode::HitObjectStage,
                 HIT_CLAUSE,
@@ -109,6 +113,11 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
             }
         });
         for (span, name) in calls {
+            if stage == Stage::ClosestHit
+                && mutation::active(Mutation::ValidatorReorderInClosestHit)
+            {
+                continue;
+            }
             v.report(
                 DiagCode::ReorderStage,
                 REORDER_CLAUSE,
@@ -146,6 +155,9 @@ fn check_trace_ray(v: &mut Validator, f: &FunctionDecl, stage: Stage, place: &st
         }
     });
     for span in calls {
+        if stage == Stage::Callable && mutation::active(Mutation::ValidatorTraceRayInCallable) {
+            continue;
+        }
         v.report(
             DiagCode::TraceRayStage,
             clause,

@@ -8,6 +8,7 @@
 
 use super::facts::Facts;
 use super::{DiagCode, Validator};
+use crate::mutation::{self, Mutation};
 use crate::profile::Profile;
 use crate::program::Stage;
 use ser_lang::ast::{ExprKind, Item, ResourceDecl, ResourceKind, Type};
@@ -38,13 +39,19 @@ pub fn check(v: &mut Validator) {
                     }
                 }
             }
-            Item::GroupShared(g) if !earlier && program.holds_hit_object(&g.ty) => v.report(
-                DiagCode::HitObjectStorage,
-                clause,
-                &g.name,
-                g.span,
-                format!("groupshared `{}` holds a HitObject", g.name),
-            ),
+            Item::GroupShared(g)
+                if !earlier
+                    && program.holds_hit_object(&g.ty)
+                    && !mutation::active(Mutation::ValidatorHitObjectGroupshared) =>
+            {
+                v.report(
+                    DiagCode::HitObjectStorage,
+                    clause,
+                    &g.name,
+                    g.span,
+                    format!("groupshared `{}` holds a HitObject", g.name),
+                )
+            }
             Item::Struct(s) if program.payload_access(&s.name).is_some() => {
                 payloads.push(Type::Struct(s.name.clone()));
             }
@@ -114,6 +121,9 @@ pub fn check(v: &mut Validator) {
         );
     };
     for t in &payloads {
+        if program.holds_hit_object(t) && mutation::active(Mutation::ValidatorHitObjectInPayload) {
+            continue;
+        }
         report(v, t, "a ray payload");
     }
     if !earlier {
@@ -129,7 +139,10 @@ pub fn check(v: &mut Validator) {
 /// careful reading diagnoses it (the spec-map says so).
 fn storage_class(v: &mut Validator, r: &ResourceDecl) {
     let uav = matches!(r.kind, ResourceKind::RwStructuredBuffer(_));
-    if !uav && r.storage.iter().any(|s| s == "reordercoherent") {
+    if !uav
+        && r.storage.iter().any(|s| s == "reordercoherent")
+        && !mutation::active(Mutation::ValidatorReordercoherentNonUav)
+    {
         v.report(
             DiagCode::ReorderCoherentResource,
             "ser.memory.reordercoherent.storage_class",

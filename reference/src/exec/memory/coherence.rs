@@ -31,6 +31,7 @@
 //! reads are outside the rule (it names non-atomic reads) and see the
 //! thread's writes.
 
+use crate::mutation::{self, Mutation};
 use crate::profile::Profile;
 
 /// A coherence scope a buffer can be declared for and a barrier can reach.
@@ -93,12 +94,16 @@ pub fn barrier_scopes(name: &str, args: &[u32], profile: Profile) -> Scopes {
     let flag = |n| constant(n).expect("a known constant");
     let mut s = Scopes::default();
     match (name, args) {
+        ("DeviceMemoryBarrier", []) if mutation::active(Mutation::DeviceBarrierNotPublished) => {}
         ("DeviceMemoryBarrier", []) => s.add(Scope::Global),
         ("Barrier", [memory, semantics]) if memory & flag("UAV_MEMORY") != 0 => {
             if semantics & flag("DEVICE_SCOPE") != 0 {
                 s.add(Scope::Global);
             }
-            if profile.has_reorder_scope() && semantics & flag("REORDER_SCOPE") != 0 {
+            if profile.has_reorder_scope()
+                && semantics & flag("REORDER_SCOPE") != 0
+                && !mutation::active(Mutation::ReorderScopeNotPublished)
+            {
                 s.add(Scope::Reorder);
             }
         }
