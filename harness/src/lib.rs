@@ -14,6 +14,7 @@ pub mod fuzz;
 pub mod junit;
 pub mod load;
 pub mod mutant_backend;
+pub mod mutants;
 pub mod protocol;
 pub mod reference_backend;
 pub mod report;

@@ -62,6 +62,19 @@ enum Command {
     /// reference, shrink each disagreement and write it as a regression
     /// case.
     Fuzz(FuzzArgs),
+    /// Run the suite against every mutant of the reference and print which
+    /// cases kill each; fails if a bug mutant survives or a control fails.
+    Mutants(MutantsArgs),
+}
+
+#[derive(clap::Args)]
+struct MutantsArgs {
+    /// The folder of case files (default: the repository's `cases/`).
+    #[arg(long)]
+    cases: Option<PathBuf>,
+    /// Also write the table (Markdown) to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -200,6 +213,26 @@ fn report(args: ReportArgs) -> ExitCode {
             eprintln!("ser-conformance report: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+fn mutants(args: MutantsArgs) -> ExitCode {
+    let dir = args.cases.unwrap_or_else(|| repo_dir("cases"));
+    let results = match ser_harness::mutants::run_dir(&dir) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let table = ser_harness::mutants::table(&results);
+    print!("{table}");
+    if let Some(out) = &args.out {
+        if let Err(e) = std::fs::write(out, &table) {
+            return fail(format!("cannot write {}: {e}", out.display()));
+        }
+    }
+    if ser_harness::mutants::all_ok(&results) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 
@@ -366,6 +399,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Some(Command::Report(r)) => return report(r),
+        Some(Command::Mutants(m)) => return mutants(m),
         Some(Command::Serve(s)) => return serve_reference(s),
         Some(Command::Fuzz(f)) => return fuzz(f),
         Some(Command::ProtocolSchemas { dir }) => return protocol_schemas(&dir),
