@@ -11,6 +11,7 @@
 //! ser-conformance protocol-schemas DIR   # writes the protocol's JSON Schemas
 //! ser-conformance capabilities | codes   # what backends may claim and report
 //! ser-conformance fuzz --backend B [--cases N] [--seed S] [--out DIR]  # differential fuzzing
+//! ser-conformance mutants [--cases DIR] [--out FILE.md]   # the suite against every mutant
 //! ```
 
 use clap::{Parser, Subcommand};
