@@ -323,3 +323,20 @@ fn nop_accessors_are_zero_and_a_miss_keeps_its_world_ray() {
         })
         .unwrap();
 }
+
+#[test]
+fn arbitrary_bytes_give_valid_cases_without_hanging() {
+    use arbitrary::{Arbitrary, Unstructured};
+    // The empty input (on which a pass-through RNG would give zeros, and
+    // rejection sampling never end), all-ones, and a counting pattern.
+    let inputs: [Vec<u8>; 3] = [vec![], vec![0xFF; 64], (0..=255).collect()];
+    for bytes in inputs {
+        let g = case::Generated::arbitrary(&mut Unstructured::new(&bytes)).expect("generates");
+        load(case::file(case::program_case(
+            "a",
+            "arbitrary",
+            &g.scene,
+            &g.program,
+        )));
+    }
+}

@@ -167,15 +167,22 @@ pub fn generated(
         .prop_map(|(program, scene)| Generated { scene, program })
 }
 
-/// Generated cases from raw bytes, for cargo-fuzz: the bytes drive the same
-/// strategies through proptest's pass-through RNG, so a coverage-guided
-/// fuzzer explores the generator's space.
+/// Generated cases from raw bytes, for cargo-fuzz: the bytes seed the
+/// generators' RNG (ChaCha), so every input gives a valid case from the
+/// same strategies as `ser-conformance fuzz`. Proptest's pass-through RNG,
+/// which would hand the bytes to the strategies directly, splits its data
+/// between derived RNGs and then gives zeros, on which rejection sampling
+/// never ends (found by the target's first run).
 impl<'a> arbitrary::Arbitrary<'a> for Generated {
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
         use proptest::strategy::{Strategy, ValueTree};
         use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-        let bytes = u.bytes(u.len())?;
-        let rng = TestRng::from_seed(RngAlgorithm::PassThrough, bytes);
+        let mut seed = [0u8; 32];
+        for (i, b) in u.bytes(u.len())?.iter().enumerate() {
+            let at = i % 32;
+            seed[at] = seed[at].wrapping_mul(31).wrapping_add(*b);
+        }
+        let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &seed);
         let mut runner = TestRunner::new_with_rng(Config::default(), rng);
         generated(8, true)
             .new_tree(&mut runner)
