@@ -80,9 +80,7 @@ fn generated_cases_are_valid_and_run_on_the_reference() {
     let ran = std::cell::Cell::new(0);
     runner()
         .run(&case::generated(8, false), |g| {
-            let c = load(case::file(case::program_case(
-                "g", "test", &g.scene, &g.program,
-            )));
+            let c = load(case::file(case::program_case("g", "test", &g)));
             if legal(&c).is_some() {
                 ran.set(ran.get() + 1);
             }
@@ -102,9 +100,7 @@ fn specified_outputs_do_not_depend_on_the_schedule() {
     ];
     runner()
         .run(&case::generated(8, false), |g| {
-            let c = load(case::file(case::program_case(
-                "g", "test", &g.scene, &g.program,
-            )));
+            let c = load(case::file(case::program_case("g", "test", &g)));
             let base =
                 ser_tests::shape(&c, &ReferenceBackend::new(Profile::MaybeReorderThread0027));
             for s in schedules {
@@ -274,7 +270,9 @@ fn nop_accessors_are_zero_and_a_miss_keeps_its_world_ray() {
                 body,
             };
             let Some(out) = legal(&load(case::file(case::program_case(
-                "laws", "test", &s, &p,
+                "laws",
+                "test",
+                &case::Generated::new(s, p),
             )))) else {
                 return Err(TestCaseError::reject("too many choices to explore"));
             };
@@ -332,11 +330,6 @@ fn arbitrary_bytes_give_valid_cases_without_hanging() {
     let inputs: [Vec<u8>; 3] = [vec![], vec![0xFF; 64], (0..=255).collect()];
     for bytes in inputs {
         let g = case::Generated::arbitrary(&mut Unstructured::new(&bytes)).expect("generates");
-        load(case::file(case::program_case(
-            "a",
-            "arbitrary",
-            &g.scene,
-            &g.program,
-        )));
+        load(case::file(case::program_case("a", "arbitrary", &g)));
     }
 }

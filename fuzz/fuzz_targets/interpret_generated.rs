@@ -12,7 +12,7 @@ use ser_reference::Profile;
 use std::path::Path;
 
 fuzz_target!(|g: Generated| {
-    let case = gen::file(gen::program_case("fuzz", "cargo-fuzz", &g.scene, &g.program));
+    let case = gen::file(gen::program_case("fuzz", "cargo-fuzz", &g));
     let loaded = ser_harness::load::load_json(Path::new("generated"), Path::new("generated/fuzz.json"), case)
         .pop()
         .expect("one case")

@@ -32,7 +32,8 @@ pub fn probe_file(name: &str, origin: &str, scene: &Value, ray: &Ray, trace: Tra
 /// "unspecified": what a backend must write is the reference's legal
 /// outcome, which the differential fuzzer computes (and writes into a
 /// regression case when a backend disagrees).
-pub fn program_case(name: &str, origin: &str, scene: &Value, program: &Program) -> Value {
+pub fn program_case(name: &str, origin: &str, g: &Generated) -> Value {
+    let (scene, program) = (&g.scene, &g.program);
     let printed = print::print(program);
     let (words, floats) = (
         program.threads * printed.slots,
@@ -41,7 +42,9 @@ pub fn program_case(name: &str, origin: &str, scene: &Value, program: &Program) 
     let profiles = if program.needs_sm69() {
         json!(["sm69"])
     } else {
-        json!(["0027-maybereorderthread", "sm69"])
+        // The earlier revision runs the same program with `ReorderThread`
+        // for `MaybeReorderThread` (the profile renames the calls).
+        json!(["0027-maybereorderthread", "0027-reorderthread", "sm69"])
     };
     json!({
         "name": name,
@@ -52,6 +55,7 @@ pub fn program_case(name: &str, origin: &str, scene: &Value, program: &Program) 
         "shader_table": print::shader_table(),
         "library": printed.lines,
         "dispatch": {"raygen": "RayGen", "size": [program.threads, 1, 1]},
+        "pipeline": {"flags": g.pipeline_flags},
         "buffers": {"Out": {"elements": words}, "OutF": {"elements": floats}},
         "expect": {"buffers": {
             "Out": [{"repeat": "unspecified", "count": words}],
@@ -143,11 +147,40 @@ fn count(body: &[Stmt]) -> usize {
         .sum()
 }
 
-/// Everything that makes a generated case: the scene and the program.
+/// Everything that makes a generated case: the scene, the program, and
+/// the pipeline's skip flags (`skip_triangles`, `skip_procedural_primitives`,
+/// which act as ray flags on every trace).
 #[derive(Clone, Debug)]
 pub struct Generated {
     pub scene: Value,
     pub program: Program,
+    pub pipeline_flags: Vec<&'static str>,
+}
+
+impl Generated {
+    /// A program over a scene, with no pipeline flags.
+    pub fn new(scene: Value, program: Program) -> Self {
+        Generated {
+            scene,
+            program,
+            pipeline_flags: Vec::new(),
+        }
+    }
+}
+
+/// Pipeline skip flags, each one time in ten.
+fn pipeline_flags() -> impl proptest::strategy::Strategy<Value = Vec<&'static str>> {
+    use proptest::prelude::*;
+    (prop::bool::weighted(0.1), prop::bool::weighted(0.1)).prop_map(|(t, p)| {
+        let mut f = Vec::new();
+        if t {
+            f.push("skip_triangles");
+        }
+        if p {
+            f.push("skip_procedural_primitives");
+        }
+        f
+    })
 }
 
 /// The strategy of generated cases: a scene and a program of up to
@@ -163,8 +196,13 @@ pub fn generated(
     (
         program::strategy::program(max_statements, sm69),
         crate::scene::scene(),
+        pipeline_flags(),
     )
-        .prop_map(|(program, scene)| Generated { scene, program })
+        .prop_map(|(program, scene, pipeline_flags)| Generated {
+            scene,
+            program,
+            pipeline_flags,
+        })
 }
 
 /// Generated cases from raw bytes, for cargo-fuzz: the bytes seed the

@@ -31,7 +31,7 @@ fn generated() -> Vec<Generated> {
 }
 
 fn load(g: &Generated) -> Case {
-    let case = gen::program_case("bench", "bench", &g.scene, &g.program);
+    let case = gen::program_case("bench", "bench", g);
     let file = Path::new("generated/bench.json");
     load_json(Path::new("generated"), file, gen::file(case))
         .pop()

@@ -252,7 +252,7 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
         };
         let g = tree.current();
         let name = case_name(&backend, campaign.seed, n);
-        let case = gen::program_case(&name, &origin(campaign.seed, n, &g), &g.scene, &g.program);
+        let case = gen::program_case(&name, &origin(campaign.seed, n, &g), &g);
         summary.run += 1;
         match diff.check(&name, case) {
             Check::Agree => summary.agree += 1,
@@ -304,10 +304,10 @@ fn shrink_and_write(
 ) -> std::io::Result<Finding> {
     let origin_text = origin(campaign.seed, n, original);
     let (small, steps) = shrink::shrink(tree, campaign.shrink_budget, |g| {
-        let case = gen::program_case(name, &origin_text, &g.scene, &g.program);
+        let case = gen::program_case(name, &origin_text, g);
         matches!(diff.check(name, case), Check::Disagree(v, ..) if v == verdict)
     });
-    let case = gen::program_case(name, &origin_text, &small.scene, &small.program);
+    let case = gen::program_case(name, &origin_text, &small);
     let Check::Disagree(verdict, message, mut case) = diff.check(name, case) else {
         unreachable!("the shrunk case is the last one that disagreed");
     };
