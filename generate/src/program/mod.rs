@@ -188,9 +188,10 @@ impl Program {
             match s {
                 Stmt::Construct { how, .. } => match how {
                     Construct::Trace(t) => t.flags & OMM != 0,
-                    Construct::MakeMiss { flags, .. } | Construct::FromRayQuery { flags, .. } => {
-                        flags & OMM != 0
-                    }
+                    // MakeMiss keeps only the flags a profile defines
+                    // (`ser.hit_object.make_miss.only_defined_flags_propagated`),
+                    // so any bits are valid under every profile.
+                    Construct::FromRayQuery { flags, .. } => flags & OMM != 0,
                     _ => false,
                 },
                 Stmt::TraceRay(t) => t.flags & OMM != 0,
