@@ -13,10 +13,14 @@ use serde_json::{json, Value};
 /// `2^scale`, then translated.
 fn transform() -> impl Strategy<Value = Value> {
     (
-        0usize..6,
+        // Mostly keeping object z as world z, so that triangles (which lie
+        // in object xy planes) face the rays (mostly along z) rather than
+        // show them an edge: generated rays should hit often.
+        prop_oneof![3 => prop::sample::select(vec![0usize, 2]), 1 => 0usize..6],
         prop::array::uniform3(any::<bool>()),
         -1i32..=1,
-        prop::array::uniform3(-3i32..=3),
+        // Translations: small across the rays, larger along them.
+        (-1i32..=1, -1i32..=1, -3i32..=3).prop_map(|(x, y, z)| [x, y, z]),
     )
         .prop_map(|(perm, signs, scale, t)| {
             const PERMS: [[usize; 3]; 6] = [
@@ -44,17 +48,26 @@ fn coord() -> impl Strategy<Value = f32> {
     (-8i32..=8).prop_map(|v| v as f32 * 0.5)
 }
 
+/// A right triangle in an xy plane, its corner near the origin and its
+/// legs 2 to 6 long, so that rays near the z axis meet it often.
 fn triangle() -> impl Strategy<Value = Value> {
-    (coord(), coord(), coord(), 1i32..=4, 1i32..=4, any::<bool>()).prop_map(
-        |(x, y, z, w, h, flip)| {
+    let corner = || (-6i32..=0).prop_map(|v| v as f32 * 0.5);
+    (
+        corner(),
+        corner(),
+        coord(),
+        2i32..=6,
+        2i32..=6,
+        any::<bool>(),
+    )
+        .prop_map(|(x, y, z, w, h, flip)| {
             let (a, b, c) = ([x, y, z], [x + w as f32, y, z], [x, y + h as f32, z]);
             if flip {
                 json!([a, c, b])
             } else {
                 json!([a, b, c])
             }
-        },
-    )
+        })
 }
 
 fn aabb() -> impl Strategy<Value = Value> {
@@ -100,7 +113,7 @@ fn geometry(boxes: bool) -> BoxedStrategy<Value> {
             .prop_map(|(b, (o, d))| json!({"aabbs": b, "opaque": o, "no_duplicate_any_hit": d}))
             .boxed()
     } else {
-        (prop::collection::vec(triangle(), 1..=2), flags)
+        (prop::collection::vec(triangle(), 1..=3), flags)
             .prop_flat_map(|(t, (o, d))| {
                 let n = t.len();
                 prop::option::weighted(0.25, micromap(n)).prop_map(move |map| {
@@ -160,7 +173,7 @@ fn instance(blases: usize) -> impl Strategy<Value = Value> {
 pub fn scene() -> impl Strategy<Value = Value> {
     prop::collection::vec(blas(), 1..=2).prop_flat_map(|blases| {
         let n = blases.len();
-        prop::collection::vec(instance(n), 1..=2)
+        prop::collection::vec(instance(n), 1..=3)
             .prop_map(move |instances| json!({"blas": blases.clone(), "instances": instances}))
     })
 }

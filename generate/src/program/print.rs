@@ -3,7 +3,8 @@
 //!
 //! Every read goes to its own slot of `Out` (uints) or `OutF` (floats),
 //! numbered as the text is printed; thread `t` writes slots
-//! `t * SLOTS + k`, so threads never write the same word.
+//! `t * SLOTS + k`, so threads never write the same word. After the body,
+//! every program reads the main facts of its hit objects and its payload.
 
 use super::{Accessor, Construct, Program, Reorder, Stmt, Trace, CONSTANTS, RECORDS};
 use crate::ray::flags_expr;
@@ -82,6 +83,7 @@ pub fn print(program: &Program) -> Printed {
     for s in &program.body {
         p.stmt(s);
     }
+    p.epilogue();
     let mut head = String::from(
         "uint t = DispatchRaysIndex().x; Payload p; p.a = 0; p.b = 0; HitObject h0; HitObject h1; HitObject h2;",
     );
@@ -235,6 +237,26 @@ impl Printer {
             }
         };
         self.push(&text);
+    }
+
+    /// What every program writes last: the main facts of each live hit
+    /// object and the payload, so that whatever the body did to them is
+    /// seen (a body's own reads come and go as it shrinks).
+    fn epilogue(&mut self) {
+        const LAST: [Accessor; 6] = [
+            Accessor::Bool("IsHit"),
+            Accessor::Bool("IsMiss"),
+            Accessor::Uint("GetShaderTableIndex"),
+            Accessor::Uint("GetInstanceIndex"),
+            Accessor::Uint("GetPrimitiveIndex"),
+            Accessor::Float("GetRayTCurrent"),
+        ];
+        for h in 0..super::HIT_OBJECTS {
+            for a in LAST {
+                self.read(h, a);
+            }
+        }
+        self.stmt(&Stmt::ReadPayload);
     }
 
     fn read(&mut self, h: u8, accessor: Accessor) {
