@@ -19,16 +19,12 @@ pub fn check(v: &mut Validator) {
     for item in &program.library.items {
         if let Item::Function(f) = item {
             let facts = Facts::of(program, f);
-            let mut calls = Vec::new();
-            ser_lang::visit::function_exprs(f, &mut |e| calls.push(e.clone()));
             let mut c = Calls {
                 v,
                 f,
                 facts: &facts,
             };
-            for e in &calls {
-                c.expr(e);
-            }
+            ser_lang::visit::function_exprs(f, &mut |e| c.expr(e));
         }
     }
 }
