@@ -286,11 +286,7 @@ fn protocol_schemas(dir: &Path) -> ExitCode {
 }
 
 fn fuzz(args: FuzzArgs) -> ExitCode {
-    let timeout = match parse_timeout(args.backend.timeout) {
-        Ok(t) => t,
-        Err(e) => return fail(e),
-    };
-    let backend = match backend(&args.backend, timeout) {
+    let (backend, timeout) = match backend_with_timeout(&args.backend) {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
@@ -345,6 +341,14 @@ fn parse_timeout(t: Option<f64>) -> Result<Option<Duration>, String> {
             "--timeout {t}: expected a positive number of seconds"
         )),
     }
+}
+
+/// The backend `--backend` names, and the per-case time limit.
+fn backend_with_timeout(
+    args: &BackendArgs,
+) -> Result<(Arc<dyn Backend>, Option<Duration>), String> {
+    let timeout = parse_timeout(args.timeout)?;
+    Ok((backend(args, timeout)?, timeout))
 }
 
 /// The backend `--backend` names.
@@ -419,11 +423,7 @@ fn main() -> ExitCode {
         None => {}
     }
     let args = cli.run;
-    let timeout = match parse_timeout(args.backend.timeout) {
-        Ok(t) => t,
-        Err(e) => return fail(e),
-    };
-    let backend = match backend(&args.backend, timeout) {
+    let (backend, timeout) = match backend_with_timeout(&args.backend) {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
