@@ -7,12 +7,12 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use ser_generate::probe::{Trace, ACCESSOR_WORDS};
 use ser_generate::program::{Accessor, Construct, Program, Stmt, ACCESSORS};
 use ser_generate::{case, program, ray, scene};
-use ser_harness::backend::Backend;
 use ser_harness::load::{load_json, Case};
-use ser_harness::reference_backend::ReferenceBackend;
+use ser_harness::reference_backend::{Evaluation, ReferenceBackend};
 use ser_reference::exec::schedule::Schedule;
 use ser_reference::outcome::{LegalBuffer, Outcome};
 use ser_reference::Profile;
+use ser_reference::{FaultCode, RunResult};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -44,14 +44,17 @@ fn load(file: serde_json::Value) -> Case {
 /// too many implementation choices to explore (the property cannot be
 /// checked on that case, and it is skipped).
 fn legal(c: &Case) -> Option<BTreeMap<String, LegalBuffer>> {
-    match ReferenceBackend::new(Profile::MaybeReorderThread0027).run(c) {
-        Err(e) if e.to_string().contains("too_many_outcomes") => None,
-        Err(e) => panic!("{e}"),
-        Ok(exec) => match exec.legal.map(|l| l.outcome) {
-            Some(Outcome::Completed(b)) => Some(b),
-            Some(Outcome::Fault(f)) if f.code.name() == "too_many_outcomes" => None,
-            other => panic!("the reference did not complete: {other:?}\n{}", c.source),
-        },
+    let ran = ReferenceBackend::new(Profile::MaybeReorderThread0027).evaluate(c);
+    match ran {
+        Ok(Evaluation::Ran(RunResult {
+            outcome: Outcome::Completed(b),
+            ..
+        })) => Some(b),
+        Ok(Evaluation::Ran(RunResult {
+            outcome: Outcome::Fault(f),
+            ..
+        })) if f.code == FaultCode::TooManyOutcomes => None,
+        other => panic!("the reference did not complete: {other:?}\n{}", c.source),
     }
 }
 

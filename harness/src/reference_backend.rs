@@ -10,6 +10,14 @@ use ser_reference::validate::{has_errors, validate};
 use ser_reference::{Outcome, Profile, RunOptions};
 use std::collections::BTreeMap;
 
+/// See [`ReferenceBackend::evaluate`].
+#[derive(Debug)]
+pub enum Evaluation {
+    Layout(Result<layout::Layout, layout::LayoutError>),
+    Diagnostics(Vec<ser_reference::validate::Diagnostic>),
+    Ran(ser_reference::RunResult),
+}
+
 pub struct ReferenceBackend {
     pub options: RunOptions,
 }
@@ -22,6 +30,44 @@ impl ReferenceBackend {
                 ..RunOptions::default()
             },
         }
+    }
+
+    /// What the reference makes of a case, before it becomes a backend's
+    /// output: a layout case's layout, the compiler's diagnostics (a
+    /// negative case, or a program with errors; warnings do not stop a
+    /// run), or the legal outcomes of a run, faults with their codes.
+    pub fn evaluate(&self, case: &Case) -> Result<Evaluation, BackendError> {
+        if let Expected::Layout(expect) = &case.expect {
+            let rules = layout::Rules::for_api(expect.api());
+            return Ok(Evaluation::Layout(layout::layout(
+                &rules,
+                &case.shader_table,
+            )));
+        }
+        let library = self.options.profile.adapt(&case.library);
+        let program =
+            Program::new(library).map_err(|e| BackendError::Failed(format!("library: {e}")))?;
+        let diagnostics = validate(&program, self.options.profile, &case.limits);
+        if matches!(case.expect, Expected::Diagnostics(_)) || has_errors(&diagnostics) {
+            return Ok(Evaluation::Diagnostics(diagnostics));
+        }
+        // A case that pins a schedule shows what that schedule does: its
+        // results are then concrete, not unspecified.
+        let options = match case.schedule {
+            Some(schedule) => RunOptions {
+                schedule,
+                taint_schedule: false,
+                ..self.options.clone()
+            },
+            None => self.options.clone(),
+        };
+        Ok(Evaluation::Ran(ser_reference::run(
+            &program,
+            &case.scene,
+            &case.shader_table,
+            &case.dispatch,
+            &options,
+        )))
     }
 
     /// The reference running a given schedule at reorder points. Its legal
@@ -47,42 +93,21 @@ impl Backend for ReferenceBackend {
     }
 
     fn run(&self, case: &Case) -> Result<Execution, BackendError> {
-        if let Expected::Layout(expect) = &case.expect {
-            let rules = layout::Rules::for_api(expect.api());
-            return Ok(Execution {
-                output: Output::Layout(layout::layout(&rules, &case.shader_table)),
-                legal: None,
-            });
-        }
-        let library = self.options.profile.adapt(&case.library);
-        let program =
-            Program::new(library).map_err(|e| BackendError::Failed(format!("library: {e}")))?;
-        // Compile first: a negative case stops here, and so does any
-        // program with errors; warnings do not stop a run.
-        let diagnostics = validate(&program, self.options.profile, &case.limits);
-        if matches!(case.expect, Expected::Diagnostics(_)) || has_errors(&diagnostics) {
-            return Ok(Execution {
-                output: Output::Diagnostics(diagnostics),
-                legal: None,
-            });
-        }
-        // A case that pins a schedule shows what that schedule does: its
-        // results are then concrete, not unspecified.
-        let options = match case.schedule {
-            Some(schedule) => RunOptions {
-                schedule,
-                taint_schedule: false,
-                ..self.options.clone()
-            },
-            None => self.options.clone(),
+        let result = match self.evaluate(case)? {
+            Evaluation::Layout(layout) => {
+                return Ok(Execution {
+                    output: Output::Layout(layout),
+                    legal: None,
+                })
+            }
+            Evaluation::Diagnostics(diagnostics) => {
+                return Ok(Execution {
+                    output: Output::Diagnostics(diagnostics),
+                    legal: None,
+                })
+            }
+            Evaluation::Ran(result) => result,
         };
-        let result = ser_reference::run(
-            &program,
-            &case.scene,
-            &case.shader_table,
-            &case.dispatch,
-            &options,
-        );
         let output = match &result.outcome {
             Outcome::Completed(buffers) => Output::Buffers(
                 buffers

@@ -8,14 +8,14 @@
 pub mod expectations;
 pub mod shrink;
 
-use crate::backend::{Backend, BackendError, Execution, Output};
+use crate::backend::{Backend, BackendError, Execution};
 use crate::load::{load_json, Case};
-use crate::reference_backend::ReferenceBackend;
+use crate::reference_backend::{Evaluation, ReferenceBackend};
 use crate::verdict::{judge_within, Verdict};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use ser_generate::case::{self as gen, Generated};
-use ser_reference::{FaultCode, Outcome, Profile};
+use ser_reference::{Outcome, Profile};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -87,9 +87,7 @@ enum Check {
     NotSupported,
     Skipped,
     Invalid(String),
-    /// The backend disagrees: the verdict, the message, the case (JSON,
-    /// with the reference's outcome as its expectations).
-    Disagree(Verdict, String, Json),
+    Disagree(Disagreement),
 }
 
 /// Most runs the reference spends exploring one generated case's choices.
@@ -131,23 +129,16 @@ impl Differential {
         if !loaded.profiles.contains(&self.reference.profile()) {
             return Err(Check::Skipped);
         }
-        let legal = match self.reference.run(&loaded) {
-            Ok(Execution {
-                legal: Some(l),
-                output: Output::Buffers(_) | Output::Undefined { .. },
-            }) => l,
+        let result = match self.reference.evaluate(&loaded) {
+            Ok(Evaluation::Ran(result)) => result,
             Ok(other) => {
                 return Err(Check::Invalid(format!(
-                    "the reference did not run a generated case: {:?}",
-                    other.output
+                    "the reference did not run a generated case: {other:?}"
                 )))
             }
-            // A limit of the reference (too many outcomes to explore, the
-            // step budget) is no verdict on the generator.
-            Err(BackendError::Failed(m)) if reference_limit(&m) => return Err(Check::Skipped),
             Err(e) => return Err(Check::Invalid(format!("the reference failed: {e}"))),
         };
-        match legal.outcome {
+        match result.outcome {
             Outcome::Completed(buffers) => {
                 case["expect"] = expectations::expect(&buffers);
                 let mut loaded = loaded;
@@ -158,6 +149,8 @@ impl Differential {
             Outcome::Fault(f) if f.code.is_undefined_behaviour() => Err(Check::Invalid(format!(
                 "a generated program has undefined behaviour: {f}"
             ))),
+            // A limit of the reference (too many outcomes to explore, the
+            // step budget) is no verdict on the generator.
             Outcome::Fault(_) => Err(Check::Skipped),
         }
     }
@@ -171,15 +164,13 @@ impl Differential {
         match result.verdict {
             Verdict::Pass => Check::Agree,
             Verdict::NotSupported => Check::NotSupported,
-            v => Check::Disagree(v, result.message, case),
+            verdict => Check::Disagree(Disagreement {
+                verdict,
+                message: result.message,
+                case,
+            }),
         }
     }
-}
-
-fn reference_limit(message: &str) -> bool {
-    FaultCode::ALL
-        .iter()
-        .any(|c| !c.is_undefined_behaviour() && message.contains(c.name()))
 }
 
 /// The backend under test, judged on its buffers alone: when it is the
@@ -259,9 +250,9 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
             Check::NotSupported => summary.not_supported += 1,
             Check::Skipped => summary.skipped += 1,
             Check::Invalid(why) => summary.invalid.push(format!("case {n}: {why}")),
-            Check::Disagree(verdict, _, _) => {
-                bar.suspend(|| eprintln!("fuzz: case {n}: {}, shrinking", verdict.name()));
-                let finding = shrink_and_write(campaign, diff, &mut tree, n, verdict, &name, &g)?;
+            Check::Disagree(found) => {
+                bar.suspend(|| eprintln!("fuzz: case {n}: {}, shrinking", found.verdict.name()));
+                let finding = shrink_and_write(campaign, diff, &mut tree, n, found, &name, &g)?;
                 bar.suspend(|| eprintln!("fuzz: wrote {}", finding.file.display()));
                 summary.findings.push(finding);
             }
@@ -293,24 +284,41 @@ fn progress_bar(campaign: &Campaign) -> indicatif::ProgressBar {
     bar
 }
 
+/// A disagreement: the verdict, the judge's message, the case (JSON, with
+/// the reference's outcome as its expectations).
+struct Disagreement {
+    verdict: Verdict,
+    message: String,
+    case: Json,
+}
+
 fn shrink_and_write(
     campaign: &Campaign,
     diff: &Differential,
     tree: &mut impl ValueTree<Value = Generated>,
     n: u64,
-    verdict: Verdict,
+    found: Disagreement,
     name: &str,
     original: &Generated,
 ) -> std::io::Result<Finding> {
     let origin_text = origin(campaign.seed, n, original);
+    // The smallest value that still disagrees the same way is the last one
+    // that did: keep its judgement rather than judge it again.
+    let mut last = found;
     let (small, steps) = shrink::shrink(tree, campaign.shrink_budget, |g| {
-        let case = gen::program_case(name, &origin_text, g);
-        matches!(diff.check(name, case), Check::Disagree(v, ..) if v == verdict)
+        match diff.check(name, gen::program_case(name, &origin_text, g)) {
+            Check::Disagree(d) if d.verdict == last.verdict => {
+                last = d;
+                true
+            }
+            _ => false,
+        }
     });
-    let case = gen::program_case(name, &origin_text, &small);
-    let Check::Disagree(verdict, message, mut case) = diff.check(name, case) else {
-        unreachable!("the shrunk case is the last one that disagreed");
-    };
+    let Disagreement {
+        verdict,
+        message,
+        mut case,
+    } = last;
     case["description"] = Json::String(format!(
         "Found by `ser-conformance fuzz --backend {} --seed {}` (case {n}; {}, shrunk in {steps} step(s) to {}). The backend's verdict was {}: {}",
         diff.backend.name(),
