@@ -71,7 +71,8 @@ pub fn file(case: Value) -> Value {
 
 /// The clauses a program exercises: one per kind of SER operation it uses.
 fn clauses(program: &Program) -> Vec<&'static str> {
-    fn visit(s: &Stmt, out: &mut Vec<&'static str>) {
+    let mut out = Vec::new();
+    program::each_stmt(&program.body, &mut |s| {
         let c = match s {
             Stmt::Construct { how, .. } => match how {
                 Construct::Trace(_) => {
@@ -102,23 +103,13 @@ fn clauses(program: &Program) -> Vec<&'static str> {
             Stmt::ReadPayload | Stmt::SetPayload(_) => {
                 "ser.hit_object.invoke.executes_closesthit_or_miss"
             }
-            Stmt::IfHit {
-                then, otherwise, ..
-            } => {
-                then.iter().chain(otherwise).for_each(|s| visit(s, out));
-                "ser.hit_object.is_hit.true_for_hit"
-            }
-            Stmt::IfThread { then: body, .. } | Stmt::Repeat { body, .. } => {
-                body.iter().for_each(|s| visit(s, out));
-                return;
-            }
+            Stmt::IfHit { .. } => "ser.hit_object.is_hit.true_for_hit",
+            Stmt::IfThread { .. } | Stmt::Repeat { .. } => return,
         };
         if !out.contains(&c) {
             out.push(c);
         }
-    }
-    let mut out = Vec::new();
-    program.body.iter().for_each(|s| visit(s, &mut out));
+    });
     if out.is_empty() {
         out.push("ser.hit_object.type.encapsulates_hit_or_miss");
     }
@@ -126,25 +117,13 @@ fn clauses(program: &Program) -> Vec<&'static str> {
     out
 }
 
-/// A program's statements, for a case's origin line.
+/// A program's size, for a case's origin line.
 pub fn describe(program: &Program) -> String {
     format!(
         "{} thread(s), {} statement(s)",
         program.threads,
-        count(&program.body)
+        program.statements()
     )
-}
-
-fn count(body: &[Stmt]) -> usize {
-    body.iter()
-        .map(|s| match s {
-            Stmt::IfHit {
-                then, otherwise, ..
-            } => 1 + count(then) + count(otherwise),
-            Stmt::IfThread { then: b, .. } | Stmt::Repeat { body: b, .. } => 1 + count(b),
-            _ => 1,
-        })
-        .sum()
 }
 
 /// Everything that makes a generated case: the scene, the program, and

@@ -180,30 +180,53 @@ pub enum Stmt {
     },
 }
 
+/// Calls `f` on every statement of `body`, nested ones included, outermost
+/// first.
+pub fn each_stmt(body: &[Stmt], f: &mut impl FnMut(&Stmt)) {
+    for s in body {
+        f(s);
+        match s {
+            Stmt::IfHit {
+                then, otherwise, ..
+            } => {
+                each_stmt(then, f);
+                each_stmt(otherwise, f);
+            }
+            Stmt::IfThread { then: b, .. } | Stmt::Repeat { body: b, .. } => each_stmt(b, f),
+            _ => {}
+        }
+    }
+}
+
 impl Program {
     /// Whether the program needs Shader Model 6.9 (a flag only it defines).
     pub fn needs_sm69(&self) -> bool {
         use ser_lang::names::ray_flag::FORCE_OPACITY_MICROMAP_2_STATE as OMM;
-        fn stmt(s: &Stmt) -> bool {
-            match s {
-                Stmt::Construct { how, .. } => match how {
-                    Construct::Trace(t) => t.flags & OMM != 0,
-                    // MakeMiss keeps only the flags a profile defines
-                    // (`ser.hit_object.make_miss.only_defined_flags_propagated`),
-                    // so any bits are valid under every profile.
-                    Construct::FromRayQuery { flags, .. } => flags & OMM != 0,
-                    _ => false,
-                },
-                Stmt::TraceRay(t) => t.flags & OMM != 0,
-                Stmt::IfHit {
-                    then, otherwise, ..
-                } => then.iter().chain(otherwise).any(stmt),
-                Stmt::IfThread { then: body, .. } | Stmt::Repeat { body, .. } => {
-                    body.iter().any(stmt)
+        let mut needs = false;
+        each_stmt(&self.body, &mut |s| {
+            needs |= match s {
+                Stmt::Construct {
+                    how: Construct::Trace(t),
+                    ..
                 }
+                | Stmt::TraceRay(t) => t.flags & OMM != 0,
+                // MakeMiss keeps only the flags a profile defines
+                // (`ser.hit_object.make_miss.only_defined_flags_propagated`),
+                // so any bits are valid under every profile.
+                Stmt::Construct {
+                    how: Construct::FromRayQuery { flags, .. },
+                    ..
+                } => flags & OMM != 0,
                 _ => false,
             }
-        }
-        self.body.iter().any(stmt)
+        });
+        needs
+    }
+
+    /// How many statements the program has, nested ones included.
+    pub fn statements(&self) -> usize {
+        let mut n = 0;
+        each_stmt(&self.body, &mut |_| n += 1);
+        n
     }
 }

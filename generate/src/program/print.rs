@@ -92,18 +92,15 @@ pub fn print(program: &Program) -> Printed {
         head += &r.desc_spread(&format!("r{i}"), Some("t"));
     }
     // Slot bases, known only once the body is printed.
-    let bases = format!(
-        " uint o = t * {}; uint of = t * {};",
-        p.slots.max(1),
-        p.float_slots.max(1)
-    );
+    let (slots, float_slots) = (p.slots.max(1), p.float_slots.max(1));
+    let bases = format!(" uint o = t * {slots}; uint of = t * {float_slots};");
     let mut lines: Vec<String> = SHADERS.iter().map(|s| s.to_string()).collect();
     lines.push("[shader(\"raygeneration\")]".into());
     lines.push(format!("void RayGen() {{ {head}{bases}{} }}", p.out));
     Printed {
         lines,
-        slots: p.slots.max(1),
-        float_slots: p.float_slots.max(1),
+        slots,
+        float_slots,
     }
 }
 
@@ -217,17 +214,16 @@ impl Printer {
                 } else {
                     String::new()
                 };
-                let from = match attributes {
-                    None => format!("HitObject::FromRayQuery({q})"),
-                    Some(_) => format!("HitObject::FromRayQuery({q}, qa{})", self.queries),
-                };
-                let attrs = match attributes {
-                    None => String::new(),
-                    Some([u, v]) => format!(
-                        " BuiltInTriangleIntersectionAttributes qa{n}; qa{n}.barycentrics = float2({:?}, {:?});",
-                        *u as f32 / 8.0,
-                        *v as f32 / 8.0,
-                        n = self.queries
+                let (attrs, from) = match attributes {
+                    None => (String::new(), format!("HitObject::FromRayQuery({q})")),
+                    Some([u, v]) => (
+                        format!(
+                            " BuiltInTriangleIntersectionAttributes qa{n}; qa{n}.barycentrics = float2({:?}, {:?});",
+                            *u as f32 / 8.0,
+                            *v as f32 / 8.0,
+                            n = self.queries
+                        ),
+                        format!("HitObject::FromRayQuery({q}, qa{})", self.queries),
                     ),
                 };
                 format!(
