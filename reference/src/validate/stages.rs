@@ -14,6 +14,7 @@ use super::{DiagCode, Validator};
 use crate::mutation::{self, Mutation};
 use crate::program::Stage;
 use ser_lang::ast::{ExprKind, FunctionDecl, Item};
+use ser_lang::Span;
 use std::collections::HashSet;
 
 const HIT_CLAUSE: &str = "ser.hit_object.stages.raygen_closesthit_miss_only";
@@ -104,15 +105,7 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
     }
     check_trace_ray(v, f, stage, &place);
     if stage != Stage::RayGeneration {
-        let mut calls = Vec::new();
-        ser_lang::visit::function_exprs(f, &mut |e| {
-            if let ExprKind::Call { name, .. } = &e.kind {
-                if name == "MaybeReorderThread" || name == "ReorderThread" {
-                    calls.push((e.span, name.clone()));
-                }
-            }
-        });
-        for (span, name) in calls {
+        for (span, name) in calls_to(f, &["MaybeReorderThread", "ReorderThread"]) {
             if stage == Stage::ClosestHit
                 && mutation::active(Mutation::ValidatorReorderInClosestHit)
             {
@@ -146,15 +139,7 @@ fn check_trace_ray(v: &mut Validator, f: &FunctionDecl, stage: Stage, place: &st
     } else {
         TRACE_CLAUSE_VULKAN
     };
-    let mut calls = Vec::new();
-    ser_lang::visit::function_exprs(f, &mut |e| {
-        if let ExprKind::Call { name, .. } = &e.kind {
-            if name == "TraceRay" {
-                calls.push(e.span);
-            }
-        }
-    });
-    for span in calls {
+    for (span, _) in calls_to(f, &["TraceRay"]) {
         if stage == Stage::Callable && mutation::active(Mutation::ValidatorTraceRayInCallable) {
             continue;
         }
@@ -166,4 +151,17 @@ fn check_trace_ray(v: &mut Validator, f: &FunctionDecl, stage: Stage, place: &st
             format!("`TraceRay` in {place}: it can be called only in raygeneration, closesthit and miss shaders"),
         );
     }
+}
+
+/// The calls in `f` of the free functions `names`, with where they are.
+fn calls_to(f: &FunctionDecl, names: &[&str]) -> Vec<(Span, String)> {
+    let mut calls = Vec::new();
+    ser_lang::visit::function_exprs(f, &mut |e| {
+        if let ExprKind::Call { name, .. } = &e.kind {
+            if names.contains(&name.as_str()) {
+                calls.push((e.span, name.clone()));
+            }
+        }
+    });
+    calls
 }
