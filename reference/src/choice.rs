@@ -59,15 +59,6 @@ impl ChoiceLog {
         self.prefix.clear();
         false
     }
-
-    pub fn is_exhausted(&self) -> bool {
-        self.exhausted
-    }
-
-    /// Whether any choice was met in the last run.
-    pub fn made_choices(&self) -> bool {
-        !self.taken.is_empty()
-    }
 }
 
 impl Chooser for ChoiceLog {
@@ -87,10 +78,12 @@ impl Chooser for ChoiceLog {
     }
 }
 
-/// A chooser that always takes the first alternative (for callers that want
-/// one legal result, such as accessor tests).
+/// A chooser that always takes the first alternative (for unit tests that
+/// want one legal result).
+#[cfg(test)]
 pub struct First;
 
+#[cfg(test)]
 impl Chooser for First {
     fn choose(&mut self, _: usize, _: &'static str) -> usize {
         0

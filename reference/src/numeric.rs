@@ -95,3 +95,94 @@ pub fn arith_error(exact_result: f64, rounded: f32, propagated: f64, inputs_exac
 pub fn traversal_error(magnitude: f64) -> f64 {
     TRAVERSAL_REL * magnitude
 }
+
+/// The stated reading, worked by hand on exactly representable numbers
+/// (the documents prescribe no bound, so these pin the reading rather than
+/// a clause; cases keep away from these boundaries,
+/// `vk.candidate.precision.implementation_specific`).
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Decision::{Either, False, True};
+
+    #[test]
+    fn exact_values_compare_exactly() {
+        assert_eq!(less(1.0, 0.0, 2.0, 0.0), True);
+        assert_eq!(less(2.0, 0.0, 1.0, 0.0), False);
+        assert_eq!(less(1.0, 0.0, 1.0, 0.0), False);
+        assert_eq!(equal(1.0, 0.0, 1.0, 0.0), True);
+        assert_eq!(equal(1.0, 0.0, 2.0, 0.0), False);
+    }
+
+    #[test]
+    fn less_is_decided_only_when_the_intervals_are_apart() {
+        // [0.75, 1.25] wholly below [1.75, 2.25]; wholly above the reverse.
+        assert_eq!(less(1.0, 0.25, 2.0, 0.25), True);
+        assert_eq!(less(2.0, 0.25, 1.0, 0.25), False);
+        // Overlapping intervals: [0.75, 1.25] and [1.125, 1.625].
+        assert_eq!(less(1.0, 0.25, 1.375, 0.25), Either);
+        assert_eq!(less(1.375, 0.25, 1.0, 0.25), Either);
+        // One side exact, inside the other's interval, on either side.
+        assert_eq!(less(1.0, 0.25, 1.125, 0.0), Either);
+        assert_eq!(less(1.125, 0.0, 1.0, 0.25), Either);
+        // Touching at 1.25: a = b = 1.25 is possible, so is a < b.
+        assert_eq!(less(1.0, 0.25, 1.5, 0.25), Either);
+        // Touching the other way: a >= 1.25 >= b always.
+        assert_eq!(less(1.5, 0.25, 1.0, 0.25), False);
+    }
+
+    #[test]
+    fn equal_is_false_only_when_the_intervals_are_apart() {
+        // 1.0 apart with bounds summing to 0.5.
+        assert_eq!(equal(1.0, 0.25, 2.0, 0.25), False);
+        // 0.125 apart, within one bound or within the sum of two.
+        assert_eq!(equal(1.0, 0.25, 1.125, 0.0), Either);
+        assert_eq!(equal(1.0, 0.25, 1.125, 0.25), Either);
+        // Touching at 1.25.
+        assert_eq!(equal(1.0, 0.25, 1.5, 0.25), Either);
+    }
+
+    #[test]
+    fn exact_arithmetic_on_exact_inputs_stays_exact() {
+        assert_eq!(arith_error(3.0, 3.0, 0.0, true), 0.0);
+        assert_eq!(arith_error(0.0, 0.0, 0.0, true), 0.0);
+    }
+
+    #[test]
+    fn a_rounded_result_gets_the_relative_bound() {
+        // 0.1f + 0.2f is not representable in f32.
+        let exact = 0.1f32 as f64 + 0.2f32 as f64;
+        let rounded = exact as f32;
+        assert_ne!(rounded as f64, exact);
+        assert_eq!(
+            arith_error(exact, rounded, 0.0, true),
+            ARITH_REL * exact.abs()
+        );
+    }
+
+    #[test]
+    fn inexact_inputs_propagate_even_into_a_representable_result() {
+        assert_eq!(arith_error(3.0, 3.0, 0.001, false), 0.001 + ARITH_REL * 3.0);
+    }
+
+    #[test]
+    fn a_subnormal_result_may_be_flushed() {
+        let tiny = f32::from_bits(1);
+        assert_eq!(
+            arith_error(tiny as f64, tiny, 0.0, true),
+            ARITH_REL * tiny as f64 + DENORM_FLUSH
+        );
+        // The smallest normal is not flushed.
+        let min = f32::MIN_POSITIVE;
+        assert_eq!(
+            arith_error(min as f64, min, 0.0, false),
+            ARITH_REL * min as f64
+        );
+    }
+
+    #[test]
+    fn traversal_bound_is_relative_to_the_magnitudes() {
+        assert_eq!(traversal_error(2.0), 2.0 / 65536.0);
+        assert_eq!(traversal_error(0.0), 0.0);
+    }
+}
