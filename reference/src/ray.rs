@@ -61,14 +61,6 @@ impl Ray {
         })
     }
 
-    pub fn origin_f64(&self) -> DVec3 {
-        vec3_f64(&self.origin)
-    }
-
-    pub fn direction_f64(&self) -> DVec3 {
-        vec3_f64(&self.direction)
-    }
-
     /// The largest error bound among the ray's floats: the geometry the
     /// reference tests is known only this precisely.
     pub fn input_error(&self) -> f64 {
@@ -104,4 +96,18 @@ pub struct TraceParams {
     pub ray_contribution: u32,
     pub multiplier: u32,
     pub miss_index: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_error_is_the_largest_bound_of_any_field() {
+        let mut ray = Ray::zero();
+        assert_eq!(ray.input_error(), 0.0);
+        ray.direction[1].err = 0.25;
+        ray.tmax.err = 0.125;
+        assert_eq!(ray.input_error(), 0.25);
+    }
 }
