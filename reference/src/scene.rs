@@ -212,10 +212,6 @@ impl Instance {
         self.flags.iter().fold(0, |acc, f| acc | f.bit())
     }
 
-    pub fn has(&self, flag: u32) -> bool {
-        self.flag_bits() & flag != 0
-    }
-
     /// The object-to-world transform in f64: linear part and translation.
     pub fn object_to_world(&self) -> (DMat3, DVec3) {
         let m = &self.transform;
