@@ -99,9 +99,11 @@ impl Facts {
         constant::eval(e, &self.consts)
     }
 
-    /// Whether an operand is a variable that never holds a value.
+    /// Whether an operand is a variable that never holds a value, or a
+    /// member or element of one (`hint`, `p.v`, `a[0]`, `v.x`): nothing
+    /// ever writes any part of it, so every part lowers to `undef`.
     pub fn is_undefined(&self, e: &Expr) -> bool {
-        matches!(&e.kind, ExprKind::Ident(n) if self.undefined.contains(n))
+        root_name(e).is_some_and(|n| self.undefined.contains(n))
     }
 
     /// The declared type of an operand that is a place: a variable, an
