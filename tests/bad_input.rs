@@ -274,3 +274,39 @@ fn payload_qualifiers_are_checked() {
         "{e}"
     );
 }
+
+/// A name filter cannot match the cases of a file that fails to load before
+/// naming them, so the run reports the file anyway: a filtered run never
+/// calls the suite conformant while a case file is broken.
+#[test]
+fn a_filtered_run_still_reports_a_file_that_does_not_load() {
+    use ser_harness::reference_backend::ReferenceBackend;
+    use ser_harness::runner::{run, Config};
+    use ser_harness::verdict::Verdict;
+    use std::sync::Arc;
+    let dir = ser_tests::scratch("filtered_run");
+    std::fs::write(dir.join("ok.json"), file_with(&[GOOD.to_string()])).unwrap();
+    std::fs::write(dir.join("broken.json"), "{ \"cases\": [ {").unwrap();
+    let backend = Arc::new(ReferenceBackend::new(
+        ser_reference::Profile::MaybeReorderThread0027,
+    ));
+    let mut config = Config::new(dir, backend);
+    config.args.filter = Some("good".into());
+    config.args.quiet = true;
+    let summary = run(config).unwrap().expect("not a listing");
+    let verdicts: Vec<(String, Verdict)> = summary
+        .results
+        .iter()
+        .map(|r| (r.id.clone(), r.verdict))
+        .collect();
+    assert!(
+        verdicts.contains(&("ok/good".into(), Verdict::Pass)),
+        "{verdicts:?}"
+    );
+    assert!(
+        verdicts
+            .iter()
+            .any(|(id, v)| id.contains("broken.json") && *v == Verdict::Error),
+        "the broken file is reported although the filter does not name it: {verdicts:?}"
+    );
+}

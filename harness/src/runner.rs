@@ -146,6 +146,15 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
             outcome
         }
     };
+    // A file that fails to load before naming its cases cannot be matched
+    // against a name filter: it is reported whatever the filter says, so a
+    // filtered run never calls a broken file's cases conformant.
+    let unnamed_load_errors: Vec<CaseResult> = loaded
+        .iter()
+        .filter_map(|item| item.as_ref().err())
+        .filter(|e| e.case.is_none())
+        .map(load_error_result)
+        .collect();
     let mut trials = Vec::new();
     for item in loaded {
         let record = record.clone();
@@ -175,7 +184,19 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
     if listing {
         return Ok(None);
     }
-    let results = std::mem::take(&mut *results.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut results = std::mem::take(&mut *results.lock().unwrap_or_else(|e| e.into_inner()));
+    for r in unnamed_load_errors {
+        if !results.iter().any(|x| x.id == r.id) {
+            eprintln!(
+                "error: {} (not matched by the filter, reported anyway)",
+                r.message
+            );
+            if let Some(rep) = &report {
+                rep.case(&r);
+            }
+            results.push(r);
+        }
+    }
     let mut summary = Summary::default();
     for r in &results {
         summary.add(r.verdict);
