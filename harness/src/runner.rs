@@ -149,12 +149,7 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
     // A file that fails to load before naming its cases cannot be matched
     // against a name filter: it is reported whatever the filter says, so a
     // filtered run never calls a broken file's cases conformant.
-    let unnamed_load_errors: Vec<CaseResult> = loaded
-        .iter()
-        .filter_map(|item| item.as_ref().err())
-        .filter(|e| e.case.is_none())
-        .map(load_error_result)
-        .collect();
+    let mut unnamed_load_errors = Vec::new();
     let mut trials = Vec::new();
     for item in loaded {
         let record = record.clone();
@@ -175,6 +170,9 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
             }
             Err(e) => {
                 let r = load_error_result(&e);
+                if e.case.is_none() {
+                    unnamed_load_errors.push(r.clone());
+                }
                 trials.push(Trial::ignorable_test(load_error_id(&e), move || record(r)));
             }
         }
@@ -184,19 +182,22 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
     if listing {
         return Ok(None);
     }
-    let mut results = std::mem::take(&mut *results.lock().unwrap_or_else(|e| e.into_inner()));
     for r in unnamed_load_errors {
-        if !results.iter().any(|x| x.id == r.id) {
+        let judged = |x: &CaseResult| x.id == r.id;
+        if !results
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(judged)
+        {
             eprintln!(
                 "error: {} (not matched by the filter, reported anyway)",
                 r.message
             );
-            if let Some(rep) = &report {
-                rep.case(&r);
-            }
-            results.push(r);
+            let _ = record(r);
         }
     }
+    let results = std::mem::take(&mut *results.lock().unwrap_or_else(|e| e.into_inner()));
     let mut summary = Summary::default();
     for r in &results {
         summary.add(r.verdict);
