@@ -293,7 +293,7 @@ fn a_filtered_run_still_reports_a_file_that_does_not_load() {
     let mut config = Config::new(dir, backend);
     config.args.filter = Some("good".into());
     config.args.quiet = true;
-    let summary = run(config).unwrap().expect("not a listing");
+    let summary = run(config).expect("not a listing");
     let verdicts: Vec<(String, Verdict)> = summary
         .results
         .iter()

@@ -3,6 +3,8 @@
 //! crashing backend gives "error"; the report records all of it.
 
 use ser_harness::backend::{Backend, BackendError, Execution, Output};
+use ser_harness::claim::Claim;
+use ser_harness::conclusion::{conclude, Scope};
 use ser_harness::load::{load_dir, Case};
 use ser_harness::reference_backend::ReferenceBackend;
 use ser_harness::report::{Report, Summary};
@@ -88,7 +90,9 @@ fn wrong_expectation_fails_showing_buffer_element_expected_and_actual() {
 fn report_records_every_case_as_it_finishes() {
     let (dir, case) = fixed_case("report");
     let path = dir.join("report.jsonl");
-    let report = Report::create(&path, "reference", "0027-maybereorderthread", &dir).unwrap();
+    let backend = ReferenceBackend::new(Profile::MaybeReorderThread0027);
+    let claim = Claim::of(&backend);
+    let report = Report::create(&path, "reference", &claim, &dir).unwrap();
     let r = judge(
         &case,
         &ReferenceBackend::new(Profile::MaybeReorderThread0027),
@@ -97,12 +101,18 @@ fn report_records_every_case_as_it_finishes() {
     // Written at once: readable before the run ends.
     let records = ser_harness::report::read(&path).unwrap();
     assert_eq!(records.len(), 2);
-    let mut summary = Summary::default();
-    summary.add(r.verdict);
-    report.summary(&summary);
+    let summary = Summary::of(std::slice::from_ref(&r));
+    let scope = Scope {
+        suite: 1,
+        selected: 1,
+        ..Scope::default()
+    };
+    report.summary(&summary, &conclude(&claim, &summary, &scope));
     let records = ser_harness::report::read(&path).unwrap();
     assert_eq!(records[0]["type"], "run");
-    assert_eq!(records[0]["version"], 1);
+    assert_eq!(records[0]["version"], 2);
+    assert_eq!(records[0]["profile"], "0027-maybereorderthread");
+    assert_eq!(records[0]["capabilities"].as_array().unwrap().len(), 12);
     assert_eq!(records[1]["type"], "case");
     assert_eq!(records[1]["id"], "scratch/wrong");
     assert_eq!(records[1]["verdict"], "fail");
@@ -113,21 +123,32 @@ fn report_records_every_case_as_it_finishes() {
     assert!(records[1]["duration_ms"].as_f64().is_some());
     assert_eq!(records[2]["type"], "summary");
     assert_eq!(records[2]["fail"], 1);
+    assert_eq!(records[2]["applicable"], 1);
+    assert_eq!(records[2]["verdict"]["standing"], "not_conformant");
+    assert_eq!(records[2]["verdict"]["exit_code"], 1);
+    assert!(records[2]["verdict"]["line"]
+        .as_str()
+        .unwrap()
+        .starts_with("NOT CONFORMANT to 0027-maybereorderthread with all 12 capabilities: 0 of 1 applicable cases pass; 1 fail"));
 }
 
 #[test]
-fn a_case_for_another_profile_is_not_supported() {
+fn a_case_for_another_profile_is_not_applicable() {
     let (_, case) = fixed_case("profile");
     let r = judge(&case, &ReferenceBackend::new(Profile::VulkanNv));
-    assert_eq!(r.verdict, Verdict::NotSupported);
+    assert_eq!(r.verdict, Verdict::NotApplicable);
+    assert_eq!(r.outside_claim.as_deref(), Some("other profiles"));
     assert!(
-        r.message.contains("not to profile vulkan-nv"),
+        r.message
+            .contains("applies to 0027-maybereorderthread; the backend implements vulkan-nv"),
         "{}",
         r.message
     );
+    assert!(!r.verdict.fails_run() && !r.verdict.is_applicable());
 }
 
-/// A backend that has no capabilities, panics, or fails, as told.
+/// A backend that has no capabilities, panics, fails, declines, or answers
+/// with buffers of the wrong shape, as told.
 struct Stub {
     mode: &'static str,
 }
@@ -146,6 +167,10 @@ impl Backend for Stub {
         match self.mode {
             "panic" => panic!("the stub backend crashed"),
             "fail" => Err(BackendError::Failed("rejected the shader".into())),
+            "decline" => Err(BackendError::NotSupported("no such feature here".into())),
+            "short" => buffers(&[("Out", 1)]),
+            "missing" => buffers(&[]),
+            "extra" => buffers(&[("Out", 2), ("Stray", 3)]),
             "hang" => loop {
                 std::thread::sleep(std::time::Duration::from_secs(60));
             },
@@ -158,6 +183,19 @@ impl Backend for Stub {
             }),
         }
     }
+}
+
+/// Buffers of these names and lengths, every word 0.
+fn buffers(shape: &[(&str, usize)]) -> Result<Execution, BackendError> {
+    Ok(Execution {
+        output: Output::Buffers(
+            shape
+                .iter()
+                .map(|(n, len)| (n.to_string(), vec![0; *len]))
+                .collect(),
+        ),
+        legal: None,
+    })
 }
 
 #[test]
@@ -174,12 +212,41 @@ fn missing_capability_is_named() {
         .unwrap()
         .unwrap_or_else(|e| panic!("{e}"));
     let r = judge(&case, &Stub { mode: "ok" });
+    assert_eq!(r.verdict, Verdict::NotApplicable);
+    assert_eq!(r.outside_claim.as_deref(), Some("ray_query"));
+    assert!(r.message.contains("needs `ray_query`"), "{}", r.message);
+}
+
+#[test]
+fn a_case_inside_the_claim_that_the_backend_declines_counts_against_it() {
+    let (_, case) = fixed_case("declined");
+    let r = judge(&case, &Stub { mode: "decline" });
     assert_eq!(r.verdict, Verdict::NotSupported);
+    assert!(r.verdict.fails_run());
     assert!(
-        r.message.contains("capability `ray_query`"),
+        r.message.contains("declined a case inside its claim (0027-maybereorderthread with no optional capability): no such feature here"),
         "{}",
         r.message
     );
+}
+
+#[test]
+fn buffers_of_the_wrong_shape_are_a_protocol_error_naming_them() {
+    let (_, case) = fixed_case("shape");
+    for (mode, says) in [
+        ("short", "buffer `Out` has 1 words, the case declares 2"),
+        ("missing", "no buffer `Out` (2 words declared)"),
+        (
+            "extra",
+            "an unknown buffer `Stray` (the case declares `Out`)",
+        ),
+    ] {
+        let r = judge(&case, &Stub { mode });
+        assert_eq!(r.verdict, Verdict::Error, "{mode}: {}", r.message);
+        assert!(r.message.contains("broke the protocol"), "{}", r.message);
+        assert!(r.message.contains(says), "{mode}: {}", r.message);
+        assert!(r.mismatches.is_empty(), "{mode}: no element is compared");
+    }
 }
 
 #[test]

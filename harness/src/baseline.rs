@@ -20,10 +20,10 @@ pub const BASELINE_VERSION: u32 = 1;
 pub struct Baseline {
     /// Format version (1).
     pub version: u32,
-    /// The backend the file is for (informative).
+    /// The backend the file is for: a run of another backend refuses it.
     #[serde(default)]
     pub backend: String,
-    /// The profile it is for (informative).
+    /// The profile it is for: a run under another profile refuses it.
     #[serde(default)]
     pub profile: String,
     pub known_failures: Vec<KnownFailure>,
@@ -75,6 +75,30 @@ impl Baseline {
         Ok(b)
     }
 
+    /// Whether the file is for this backend and profile (an empty field
+    /// matches any); otherwise why not.
+    pub fn check_for(&self, backend: &str, profile: &str) -> Result<(), String> {
+        let differs = |what: &str, file: &str, run: &str| {
+            (!file.is_empty() && file != run)
+                .then(|| format!("it is for {what} `{file}`, the run's is `{run}`"))
+        };
+        let wrong: Vec<String> = [
+            differs("backend", &self.backend, backend),
+            differs("profile", &self.profile, profile),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if wrong.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}; a baseline lists the known failures of one backend under one profile",
+                wrong.join(" and ")
+            ))
+        }
+    }
+
     pub fn reason(&self, id: &str) -> Option<&str> {
         self.known_failures
             .iter()
@@ -100,7 +124,7 @@ impl Baseline {
         let mut out: BTreeMap<String, String> = BTreeMap::new();
         for k in &self.known_failures {
             let keep = match ran.get(k.id.as_str()) {
-                Some(r) => raw(r).is_failure(),
+                Some(r) => raw(r).counts_against(),
                 None => true,
             };
             if keep && ids.contains(&k.id) {
@@ -108,7 +132,7 @@ impl Baseline {
             }
         }
         for r in results {
-            if raw(r).is_failure() && !out.contains_key(&r.id) {
+            if raw(r).counts_against() && !out.contains_key(&r.id) {
                 let first = r.message.lines().next().unwrap_or("");
                 out.insert(r.id.clone(), format!("{}: {first}", raw(r).name()));
             }
@@ -140,7 +164,7 @@ pub fn apply(baseline: &Baseline, r: &mut CaseResult) {
         return;
     };
     let new = match r.verdict {
-        v if v.is_failure() => Verdict::ExpectedFail,
+        v if v.counts_against() => Verdict::ExpectedFail,
         Verdict::Pass => Verdict::UnexpectedPass,
         _ => return,
     };
@@ -148,7 +172,7 @@ pub fn apply(baseline: &Baseline, r: &mut CaseResult) {
     r.raw_verdict = Some(r.verdict);
     r.message = if new == Verdict::UnexpectedPass {
         format!(
-            "unexpected pass: the baseline lists it as a known failure ({reason}); remove the entry or run with --bless"
+            "the baseline lists it as a known failure ({reason}), and it passed; remove the entry or run with --bless"
         )
     } else {
         format!(
@@ -171,6 +195,7 @@ mod tests {
             verdict: v,
             message: "why\nmore".into(),
             clauses: vec![],
+            outside_claim: None,
             mismatches: vec![],
             reference_disagreements: vec![],
             duration_ms: 0.0,
@@ -211,6 +236,30 @@ mod tests {
         let mut c = result("c", Verdict::Fail);
         apply(&b, &mut c);
         assert_eq!(c.verdict, Verdict::Fail);
+        // A declined case inside the claim is a gap a baseline can list.
+        let b = baseline(&["gap", "na"]);
+        let mut gap = result("gap", Verdict::NotSupported);
+        apply(&b, &mut gap);
+        assert_eq!(gap.verdict, Verdict::ExpectedFail);
+        let mut na = result("na", Verdict::NotApplicable);
+        apply(&b, &mut na);
+        assert_eq!(na.verdict, Verdict::NotApplicable);
+    }
+
+    #[test]
+    fn a_baseline_is_for_one_backend_and_profile() {
+        let mut b = baseline(&[]);
+        assert!(b.check_for("any", "sm69").is_ok());
+        b.backend = "ser-vulkan".into();
+        b.profile = "vulkan-nv".into();
+        assert!(b.check_for("ser-vulkan", "vulkan-nv").is_ok());
+        let e = b.check_for("reference", "vulkan-nv").unwrap_err();
+        assert!(
+            e.contains("backend `ser-vulkan`, the run's is `reference`"),
+            "{e}"
+        );
+        let e = b.check_for("reference", "sm69").unwrap_err();
+        assert!(e.contains("and it is for profile `vulkan-nv`"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! JUnit XML, so that CI systems show the results natively: one testsuite
-//! per run, one testcase per case. Failures are `<failure>`, timeouts,
-//! crashes and errors `<error>`, not-supported cases and expected failures
-//! `<skipped>` with the reason.
+//! per run, one testcase per case. Failures, unexpected passes and cases
+//! declined inside the backend's claim (*not supported*) are `<failure>`;
+//! timeouts, crashes and errors `<error>`; cases outside the claim (*not
+//! applicable*) and expected failures `<skipped>` with the reason.
 
 use crate::report::Summary;
 use crate::verdict::{CaseResult, Verdict};
@@ -31,9 +32,9 @@ pub fn write(suite: &str, summary: &Summary, results: &[CaseResult]) -> String {
     let mut sorted: Vec<&CaseResult> = results.iter().collect();
     sorted.sort_by(|a, b| a.id.cmp(&b.id));
     let time: f64 = results.iter().map(|r| r.duration_ms).sum::<f64>() / 1000.0;
-    let failures = summary.fail + summary.unexpected_pass;
+    let failures = summary.fail + summary.unexpected_pass + summary.not_supported;
     let errors = summary.error + summary.timeout + summary.crash;
-    let skipped = summary.not_supported + summary.expected_fail;
+    let skipped = summary.not_applicable + summary.expected_fail;
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let counts = format!(
         "tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time:.3}\"",
@@ -54,7 +55,7 @@ pub fn write(suite: &str, summary: &Summary, results: &[CaseResult]) -> String {
         let first = r.message.lines().next().unwrap_or("");
         let body = match r.verdict {
             Verdict::Pass => None,
-            Verdict::Fail | Verdict::UnexpectedPass => Some(format!(
+            Verdict::Fail | Verdict::UnexpectedPass | Verdict::NotSupported => Some(format!(
                 "<failure type=\"{}\" message=\"{}\">{}</failure>",
                 r.verdict.name(),
                 escape(first),
@@ -66,7 +67,7 @@ pub fn write(suite: &str, summary: &Summary, results: &[CaseResult]) -> String {
                 escape(first),
                 escape(&r.message)
             )),
-            Verdict::NotSupported | Verdict::ExpectedFail => Some(format!(
+            Verdict::NotApplicable | Verdict::ExpectedFail => Some(format!(
                 "<skipped message=\"{}: {}\"/>",
                 r.verdict.name(),
                 escape(first)

@@ -8,6 +8,9 @@
 pub mod backend;
 pub mod baseline;
 pub mod capability;
+pub mod claim;
+pub mod conclusion;
+pub mod console;
 pub mod case;
 pub mod expect;
 pub mod fuzz;

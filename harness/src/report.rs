@@ -2,52 +2,81 @@
 //! written as each case finishes so that a run cut short still leaves a
 //! readable report.
 //!
-//! Records: `{"type": "run", "version": 1, ...}` first, then one
-//! `{"type": "case", ...}` per case (see [`crate::verdict::CaseResult`]),
-//! then `{"type": "summary", ...}`.
+//! Records: `{"type": "run", "version": 2, ...}` first (the backend and
+//! its claim), then one `{"type": "case", ...}` per case (see
+//! [`crate::verdict::CaseResult`]), then `{"type": "summary", ...}` with
+//! the counts and the verdict (see [`crate::conclusion`]). The same records
+//! go to stdout under `--format json`.
 
+use crate::claim::Claim;
+use crate::conclusion::Conclusion;
 use crate::verdict::{CaseResult, Verdict};
+use serde::Serialize;
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::Mutex;
 
-pub const REPORT_VERSION: u32 = 1;
+pub const REPORT_VERSION: u32 = 2;
 
+/// Where the records go: the `--report` file, and stdout under
+/// `--format json`. A write that fails (a full disk, a reader that went
+/// away) never stops the run.
 pub struct Report {
-    out: Mutex<BufWriter<File>>,
+    sinks: Mutex<Vec<Box<dyn Write + Send>>>,
 }
 
 impl Report {
+    /// Creates the file a report will go to: called before anything runs,
+    /// so that a bad path is found at once, named.
+    pub fn open(path: &Path) -> Result<Box<dyn Write + Send>, String> {
+        File::create(path)
+            .map(|f| Box::new(BufWriter::new(f)) as Box<dyn Write + Send>)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    pub fn new(sinks: Vec<Box<dyn Write + Send>>) -> Report {
+        Report {
+            sinks: Mutex::new(sinks),
+        }
+    }
+
+    /// A report to one file, with its run record written.
     pub fn create(
         path: &Path,
         backend: &str,
-        profile: &str,
+        claim: &Claim,
         cases_dir: &Path,
-    ) -> std::io::Result<Report> {
-        let report = Report {
-            out: Mutex::new(BufWriter::new(File::create(path)?)),
-        };
-        let started = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        report.line(&json!({
-            "type": "run",
-            "version": REPORT_VERSION,
-            "backend": backend,
-            "profile": profile,
-            "cases": cases_dir.display().to_string(),
-            "started_unix": started,
-        }));
+    ) -> Result<Report, String> {
+        let report = Report::new(vec![Report::open(path)?]);
+        report.start(backend, claim, cases_dir);
         Ok(report)
     }
 
+    /// The first record: who is judged, on what claim, on which cases.
+    pub fn start(&self, backend: &str, claim: &Claim, cases_dir: &Path) {
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        self.line(&json!({
+            "type": "run",
+            "version": REPORT_VERSION,
+            "backend": backend,
+            "profile": claim.profile.name(),
+            "capabilities": claim.capabilities,
+            "cases": cases_dir.display().to_string(),
+            "started_unix": started,
+        }));
+    }
+
     fn line(&self, v: &serde_json::Value) {
-        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        // A failed write must not stop the run; the summary says so.
-        let _ = writeln!(out, "{v}");
-        let _ = out.flush();
+        let mut sinks = self.sinks.lock().unwrap_or_else(|e| e.into_inner());
+        for out in sinks.iter_mut() {
+            let _ = writeln!(out, "{v}");
+            let _ = out.flush();
+        }
     }
 
     pub fn case(&self, r: &CaseResult) {
@@ -59,33 +88,36 @@ impl Report {
         self.line(&v);
     }
 
-    pub fn summary(&self, s: &Summary) {
-        self.line(&json!({
-            "type": "summary",
-            "pass": s.pass,
-            "fail": s.fail,
-            "not_supported": s.not_supported,
-            "error": s.error,
-            "timeout": s.timeout,
-            "crash": s.crash,
-            "expected_fail": s.expected_fail,
-            "unexpected_pass": s.unexpected_pass,
-            "total": s.total(),
-        }));
+    /// The last record: the counts and the verdict.
+    pub fn summary(&self, s: &Summary, conclusion: &Conclusion) {
+        let mut v = serde_json::to_value(s).expect("a summary serializes");
+        if let Some(o) = v.as_object_mut() {
+            o.insert("type".into(), "summary".into());
+            o.insert("total".into(), s.total().into());
+            o.insert("applicable".into(), s.applicable().into());
+            o.insert(
+                "verdict".into(),
+                serde_json::to_value(conclusion).expect("a conclusion serializes"),
+            );
+        }
+        self.line(&v);
     }
 }
 
-/// Verdict counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Verdict counts, and the not-applicable cases by reason.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     pub pass: usize,
     pub fail: usize,
+    pub not_applicable: usize,
     pub not_supported: usize,
     pub error: usize,
     pub timeout: usize,
     pub crash: usize,
     pub expected_fail: usize,
     pub unexpected_pass: usize,
+    /// Not-applicable cases by reason (`other profiles`, a capability).
+    pub not_applicable_by: BTreeMap<String, usize>,
 }
 
 impl Summary {
@@ -93,6 +125,7 @@ impl Summary {
         match v {
             Verdict::Pass => &mut self.pass,
             Verdict::Fail => &mut self.fail,
+            Verdict::NotApplicable => &mut self.not_applicable,
             Verdict::NotSupported => &mut self.not_supported,
             Verdict::Error => &mut self.error,
             Verdict::Timeout => &mut self.timeout,
@@ -102,8 +135,18 @@ impl Summary {
         }
     }
 
-    pub fn add(&mut self, v: Verdict) {
-        *self.slot(v) += 1;
+    pub fn add(&mut self, r: &CaseResult) {
+        *self.slot(r.verdict) += 1;
+        if r.verdict == Verdict::NotApplicable {
+            let why = r.outside_claim.clone().unwrap_or_else(|| "unknown".into());
+            *self.not_applicable_by.entry(why).or_default() += 1;
+        }
+    }
+
+    pub fn of(results: &[CaseResult]) -> Summary {
+        let mut s = Summary::default();
+        results.iter().for_each(|r| s.add(r));
+        s
     }
 
     pub fn count(&self, v: Verdict) -> usize {
@@ -114,17 +157,34 @@ impl Summary {
         ALL_VERDICTS.iter().map(|v| self.count(*v)).sum()
     }
 
+    /// Cases judged against the claim: all but the not applicable.
+    pub fn applicable(&self) -> usize {
+        self.total() - self.not_applicable
+    }
+
     /// No verdict that fails the run.
     pub fn ok(&self) -> bool {
         ALL_VERDICTS
             .iter()
             .all(|v| !v.fails_run() || self.count(*v) == 0)
     }
+
+    /// The not-applicable reasons, most frequent first:
+    /// `722 other profiles, 175 validation`.
+    pub fn not_applicable_reasons(&self) -> String {
+        let mut by: Vec<(&String, &usize)> = self.not_applicable_by.iter().collect();
+        by.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        by.iter()
+            .map(|(why, n)| format!("{} {why}", thousands(**n)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
-const ALL_VERDICTS: [Verdict; 8] = [
+pub const ALL_VERDICTS: [Verdict; 9] = [
     Verdict::Pass,
     Verdict::Fail,
+    Verdict::NotApplicable,
     Verdict::NotSupported,
     Verdict::Error,
     Verdict::Timeout,
@@ -134,18 +194,37 @@ const ALL_VERDICTS: [Verdict; 8] = [
 ];
 
 impl std::fmt::Display for Summary {
-    /// `N case(s): P pass, F fail, S not supported, E error`, then the
-    /// other verdicts that occurred.
+    /// `N case(s): P pass, F fail, A not applicable, S not supported, E
+    /// error`, then the other verdicts that occurred.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} case(s)", self.total())?;
+        write!(f, "{} case(s)", thousands(self.total()))?;
         for (i, v) in ALL_VERDICTS.iter().enumerate() {
             let n = self.count(*v);
-            if i < 4 || n > 0 {
-                write!(f, "{} {n} {}", if i == 0 { ":" } else { "," }, v.name())?;
+            if i < 5 || n > 0 {
+                write!(
+                    f,
+                    "{} {} {}",
+                    if i == 0 { ":" } else { "," },
+                    thousands(n),
+                    v.name()
+                )?;
             }
         }
         Ok(())
     }
+}
+
+/// `1265` as `1,265`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Reads a report back (for tools and tests): its records, in order.
@@ -156,4 +235,17 @@ pub fn read(path: &Path) -> std::io::Result<Vec<serde_json::Value>> {
         .filter(|l| !l.trim().is_empty())
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn groups_digits_by_three() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1265), "1,265");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
 }

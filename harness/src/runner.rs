@@ -3,11 +3,15 @@
 
 use crate::backend::Backend;
 use crate::baseline::{self, Baseline};
+use crate::claim::Claim;
+use crate::conclusion::{conclude, Conclusion, Scope};
+use crate::console::{self, LibtestOutput};
 use crate::load::{load_dir, Case, LoadError};
 use crate::report::{Report, Summary};
 use crate::verdict::{judge_within, CaseResult, Verdict};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::collections::BTreeSet;
+use std::io::Write;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
@@ -15,30 +19,36 @@ use std::time::Duration;
 
 pub struct Config {
     pub cases_dir: PathBuf,
-    pub report: Option<PathBuf>,
     pub backend: Arc<dyn Backend>,
     pub args: Arguments,
-    /// Per-case time limit.
+    /// Per-case time limit (`None`: none).
     pub timeout: Option<Duration>,
-    /// Known failures of the backend.
-    pub baseline: Option<Baseline>,
+    /// Known failures of the backend, and the file they came from.
+    pub baseline: Option<(String, Baseline)>,
     /// Run only this slice of the suite.
     pub fraction: Option<Fraction>,
-    /// Write JUnit XML here at the end of the run.
-    pub junit: Option<PathBuf>,
+    /// Where the report's records go (the `--report` file), opened before
+    /// the run; stdout is added under `--format json`.
+    pub report: Vec<Box<dyn Write + Send>>,
+    /// Where the JUnit XML goes, opened before the run.
+    pub junit: Option<Box<dyn Write + Send>>,
 }
 
+/// The per-case time limit when none is given (`--timeout`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
 impl Config {
-    /// A run of `cases_dir` against `backend` with libtest's defaults.
+    /// A run of `cases_dir` against `backend` with libtest's defaults and
+    /// the default time limit.
     pub fn new(cases_dir: PathBuf, backend: Arc<dyn Backend>) -> Config {
         Config {
             cases_dir,
-            report: None,
             backend,
             args: Arguments::default(),
-            timeout: None,
+            timeout: Some(DEFAULT_TIMEOUT),
             baseline: None,
             fraction: None,
+            report: Vec::new(),
             junit: None,
         }
     }
@@ -70,6 +80,7 @@ impl FromStr for Fraction {
 /// What a run found.
 pub struct RunSummary {
     pub summary: Summary,
+    pub conclusion: Conclusion,
     pub results: Vec<CaseResult>,
     /// The id of every case of the suite (all slices, load errors
     /// included).
@@ -92,6 +103,7 @@ fn load_error_result(e: &LoadError) -> CaseResult {
         verdict: Verdict::Error,
         message: e.to_string(),
         clauses: Vec::new(),
+        outside_claim: None,
         mismatches: Vec::new(),
         reference_disagreements: Vec::new(),
         duration_ms: 0.0,
@@ -108,8 +120,8 @@ fn load_error_id(e: &LoadError) -> String {
         .unwrap_or_else(|| format!("{} (load error)", e.file.display()))
 }
 
-/// Runs the suite; returns the verdict counts, or `None` for `--list`.
-pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
+/// Runs the suite; returns what it found, or `None` for `--list`.
+pub fn run(mut config: Config) -> Option<RunSummary> {
     let mut loaded = load_dir(&config.cases_dir);
     loaded.sort_by_cached_key(item_id);
     let ids: BTreeSet<String> = loaded.iter().map(item_id).collect();
@@ -121,16 +133,18 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
             .map(|(_, item)| item)
             .collect();
     }
-    let baseline = Arc::new(config.baseline.clone().unwrap_or_default());
-    let report = match &config.report {
-        Some(p) => Some(Arc::new(Report::create(
-            p,
-            config.backend.name(),
-            config.backend.profile().name(),
-            &config.cases_dir,
-        )?)),
-        None => None,
+    let json = console::json(&config.args);
+    let claim = Claim::of(config.backend.as_ref());
+    let (baseline_file, baseline) = match config.baseline.take() {
+        Some((file, b)) => (Some(file), b),
+        None => (None, Baseline::default()),
     };
+    let baseline = Arc::new(baseline);
+    let mut sinks = std::mem::take(&mut config.report);
+    if json {
+        sinks.push(Box::new(std::io::stdout()));
+    }
+    let report = Arc::new(Report::new(sinks));
     let results: Arc<Mutex<Vec<CaseResult>>> = Arc::default();
     let record = {
         let results = results.clone();
@@ -138,9 +152,7 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
         let baseline = baseline.clone();
         move |mut r: CaseResult| {
             baseline::apply(&baseline, &mut r);
-            if let Some(rep) = &report {
-                rep.case(&r);
-            }
+            report.case(&r);
             let outcome = outcome(&r);
             results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
             outcome
@@ -177,11 +189,20 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
             }
         }
     }
-    let listing = config.args.list;
-    let _conclusion = libtest_mimic::run(&config.args, trials);
-    if listing {
-        return Ok(None);
+    if config.args.list {
+        list(&config.args, &trials, json);
+        return None;
     }
+    let selected = trials
+        .iter()
+        .filter(|t| !config.args.is_filtered_out(t))
+        .count();
+    report.start(config.backend.name(), &claim, &config.cases_dir);
+    let mut args = config.args.clone();
+    let output = LibtestOutput::route(&mut args);
+    let _conclusion = libtest_mimic::run(&args, trials);
+    output.finish();
+    let mut extra = 0;
     for r in unnamed_load_errors {
         let judged = |x: &CaseResult| x.id == r.id;
         if !results
@@ -190,47 +211,80 @@ pub fn run(config: Config) -> std::io::Result<Option<RunSummary>> {
             .iter()
             .any(judged)
         {
-            eprintln!(
-                "error: {} (not matched by the filter, reported anyway)",
-                r.message
+            console::say(
+                json,
+                &format!(
+                    "error: {} (not matched by the filter, reported anyway)",
+                    r.message
+                ),
             );
             let _ = record(r);
+            extra += 1;
         }
     }
     let results = std::mem::take(&mut *results.lock().unwrap_or_else(|e| e.into_inner()));
-    let mut summary = Summary::default();
-    for r in &results {
-        summary.add(r.verdict);
-    }
-    if let Some(rep) = &report {
-        rep.summary(&summary);
-    }
-    if let Some(path) = &config.junit {
-        let suite = format!(
-            "{} ({})",
-            config.backend.name(),
-            config.backend.profile().name()
-        );
-        std::fs::write(path, crate::junit::write(&suite, &summary, &results))?;
-    }
-    let stale = baseline
+    let summary = Summary::of(&results);
+    let stale: Vec<String> = baseline
         .unknown_ids(&ids)
         .into_iter()
         .map(str::to_string)
         .collect();
-    Ok(Some(RunSummary {
+    let scope = Scope {
+        suite: ids.len(),
+        selected: selected + extra,
+        baseline: baseline_file,
+        stale: stale.len(),
+    };
+    let conclusion = conclude(&claim, &summary, &scope);
+    report.summary(&summary, &conclusion);
+    if let Some(mut out) = config.junit.take() {
+        let suite = format!("{} ({})", config.backend.name(), claim.describe());
+        let _ = out
+            .write_all(crate::junit::write(&suite, &summary, &results).as_bytes())
+            .and_then(|_| out.flush());
+    }
+    Some(RunSummary {
         summary,
+        conclusion,
         results,
         ids,
         stale,
-    }))
+    })
+}
+
+/// `--list`: the cases the filter selects, as libtest lists tests (`[kind]
+/// name: test`), or as JSON records under `--format json`; a reader that
+/// goes away ends the list quietly.
+fn list(args: &Arguments, trials: &[Trial], json: bool) {
+    let mut stdout = std::io::stdout().lock();
+    for t in trials.iter().filter(|t| !args.is_filtered_out(t)) {
+        let written = if json {
+            let kind = if t.kind().is_empty() {
+                "runtime"
+            } else {
+                t.kind()
+            };
+            writeln!(
+                stdout,
+                "{}",
+                serde_json::json!({ "type": "listed", "id": t.name(), "kind": kind })
+            )
+        } else if t.kind().is_empty() {
+            writeln!(stdout, "{}: test", t.name())
+        } else {
+            writeln!(stdout, "[{}] {}: test", t.kind(), t.name())
+        };
+        if written.is_err() {
+            return;
+        }
+    }
 }
 
 /// How libtest shows a result.
 fn outcome(r: &CaseResult) -> Result<Completion, Failed> {
     match r.verdict {
         Verdict::Pass => Ok(Completion::Completed),
-        Verdict::NotSupported | Verdict::ExpectedFail => Ok(Completion::ignored_with(format!(
+        Verdict::NotApplicable | Verdict::ExpectedFail => Ok(Completion::ignored_with(format!(
             "{}: {}",
             r.verdict.name(),
             r.message.lines().next().unwrap_or("")

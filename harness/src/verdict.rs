@@ -1,11 +1,12 @@
 //! Judging a backend's run of a case.
 
 use crate::backend::{Backend, BackendError, Execution, Output};
-use crate::capability::CAPABILITIES;
+use crate::claim::Claim;
 use crate::expect::{check_legal, check_words, Mismatch};
 use crate::load::{Case, Expected};
 use ser_reference::Outcome;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,7 +16,11 @@ use std::time::{Duration, Instant};
 pub enum Verdict {
     Pass,
     Fail,
-    /// The backend lacks a capability or profile the case needs.
+    /// The case is outside the backend's claim (another profile, or a
+    /// capability it does not claim): it says nothing either way.
+    NotApplicable,
+    /// The backend declined a case inside its claim: a conformance gap,
+    /// counted against the verdict unless a baseline lists it.
     NotSupported,
     /// The case could not be loaded, or the backend failed on it or broke
     /// the protocol.
@@ -36,6 +41,7 @@ impl Verdict {
         match self {
             Verdict::Pass => "pass",
             Verdict::Fail => "fail",
+            Verdict::NotApplicable => "not applicable",
             Verdict::NotSupported => "not supported",
             Verdict::Error => "error",
             Verdict::Timeout => "timeout",
@@ -45,7 +51,8 @@ impl Verdict {
         }
     }
 
-    /// Whether the backend got the case wrong (before any baseline).
+    /// Whether the backend got the case wrong (before any baseline): what
+    /// kills a mutant.
     pub fn is_failure(self) -> bool {
         matches!(
             self,
@@ -53,9 +60,22 @@ impl Verdict {
         )
     }
 
+    /// Whether the verdict counts against the backend's claim: a failure,
+    /// or a case inside the claim that it declined. A baseline can list
+    /// these as known.
+    pub fn counts_against(self) -> bool {
+        self.is_failure() || self == Verdict::NotSupported
+    }
+
     /// Whether the verdict fails the run.
     pub fn fails_run(self) -> bool {
-        self.is_failure() || self == Verdict::UnexpectedPass
+        self.counts_against() || self == Verdict::UnexpectedPass
+    }
+
+    /// Whether the case was judged against the claim (everything but *not
+    /// applicable*).
+    pub fn is_applicable(self) -> bool {
+        self != Verdict::NotApplicable
     }
 }
 
@@ -68,6 +88,10 @@ pub struct CaseResult {
     /// What happened, for people.
     pub message: String,
     pub clauses: Vec<String>,
+    /// For a *not applicable* case: why, in a word or two (`other
+    /// profiles`, or the capabilities the backend does not claim).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outside_claim: Option<String>,
     /// Where the backend's buffers differ from the case's expectations.
     pub mismatches: Vec<Mismatch>,
     /// Where the case's expectations differ from the reference's legal
@@ -96,6 +120,7 @@ impl CaseResult {
             verdict,
             message,
             clauses: case.clauses.clone(),
+            outside_claim: None,
             mismatches: Vec::new(),
             reference_disagreements: Vec::new(),
             duration_ms: 0.0,
@@ -112,36 +137,14 @@ impl CaseResult {
     }
 }
 
-/// Why a case does not apply to a backend, if it does not.
-pub fn unsupported_reason(case: &Case, backend: &dyn Backend) -> Option<String> {
-    let profile = backend.profile();
-    if !case.profiles.contains(&profile) {
-        let list: Vec<&str> = case.profiles.iter().map(|p| p.name()).collect();
-        return Some(format!(
-            "the case applies to {}, not to profile {profile}",
-            list.join(", ")
-        ));
-    }
-    let have = backend.capabilities();
-    let missing: Vec<String> = case
-        .requires
-        .iter()
-        .filter(|r| !have.contains(r))
-        .map(|r| {
-            let what = CAPABILITIES
-                .iter()
-                .find(|(n, _)| n == r)
-                .map_or("", |(_, d)| *d);
-            format!("capability `{r}` ({what})")
-        })
-        .collect();
-    (!missing.is_empty()).then(|| format!("the backend lacks {}", missing.join(", ")))
-}
-
-/// Runs a case on a backend and judges the result.
+/// Runs a case on a backend and judges the result against the backend's
+/// claim (see [`crate::claim`]).
 pub fn judge(case: &Case, backend: &dyn Backend) -> CaseResult {
-    if let Some(reason) = unsupported_reason(case, backend) {
-        return CaseResult::new(case, Verdict::NotSupported, reason);
+    let claim = Claim::of(backend);
+    if let Some(outside) = claim.outside(case) {
+        let mut r = CaseResult::new(case, Verdict::NotApplicable, outside.message(&claim));
+        r.outside_claim = Some(outside.category());
+        return r;
     }
     let start = Instant::now();
     let ran = catch_unwind(AssertUnwindSafe(|| backend.run(case)));
@@ -158,7 +161,15 @@ pub fn judge(case: &Case, backend: &dyn Backend) -> CaseResult {
                 format!("backend `{}` panicked: {msg}", backend.name()),
             )
         }
-        Ok(Err(BackendError::NotSupported(r))) => CaseResult::new(case, Verdict::NotSupported, r),
+        Ok(Err(BackendError::NotSupported(r))) => CaseResult::new(
+            case,
+            Verdict::NotSupported,
+            format!(
+                "backend `{}` declined a case inside its claim ({}): {r}",
+                backend.name(),
+                claim.describe()
+            ),
+        ),
         Ok(Err(BackendError::Failed(m))) => CaseResult::new(
             case,
             Verdict::Error,
@@ -225,6 +236,17 @@ pub fn judge_within(
 /// expectations with the reference's legal outcomes when they come along.
 fn compare(case: &Case, exec: &Execution) -> CaseResult {
     let mut r = CaseResult::new(case, Verdict::Pass, String::new());
+    if let Output::Buffers(actual) = &exec.output {
+        let wrong = buffer_shape(case, actual);
+        if !wrong.is_empty() {
+            r.verdict = Verdict::Error;
+            r.message = format!(
+                "the backend broke the protocol: its buffers do not match the case's: {}",
+                wrong.join("; ")
+            );
+            return r;
+        }
+    }
     let mut problems: Vec<String> = Vec::new();
     if let Some(legal) = &exec.legal {
         r.runs = Some(legal.runs);
@@ -280,9 +302,8 @@ fn compare(case: &Case, exec: &Execution) -> CaseResult {
         )),
         (Expected::Buffers(expected), Output::Buffers(actual)) => {
             for (name, exp) in expected {
-                match actual.get(name) {
-                    Some(words) => r.mismatches.extend(check_words(name, exp, words)),
-                    None => problems.push(format!("the backend returned no buffer `{name}`")),
+                if let Some(words) = actual.get(name) {
+                    r.mismatches.extend(check_words(name, exp, words));
                 }
             }
             if let Some(Outcome::Completed(legal)) = exec.legal.as_ref().map(|l| &l.outcome) {
@@ -315,4 +336,44 @@ fn compare(case: &Case, exec: &Execution) -> CaseResult {
         r.message = problems.join("\n");
     }
     r
+}
+
+/// How a backend's buffers differ in shape from those the case declares
+/// (missing, unknown, or of another length), before any value is compared:
+/// a reply of the wrong shape is broken, not a wrong answer at element 0.
+fn buffer_shape(case: &Case, actual: &BTreeMap<String, Vec<u32>>) -> Vec<String> {
+    let declared = &case.dispatch.buffers;
+    let mut wrong = Vec::new();
+    for (name, words) in declared {
+        match actual.get(name) {
+            None => wrong.push(format!(
+                "no buffer `{name}` ({} words declared)",
+                words.len()
+            )),
+            Some(got) if got.len() != words.len() => wrong.push(format!(
+                "buffer `{name}` has {} words, the case declares {}",
+                got.len(),
+                words.len()
+            )),
+            Some(_) => {}
+        }
+    }
+    for name in actual.keys().filter(|n| !declared.contains_key(*n)) {
+        wrong.push(format!(
+            "an unknown buffer `{name}` (the case declares {})",
+            names(declared)
+        ));
+    }
+    wrong
+}
+
+fn names(buffers: &BTreeMap<String, Vec<u32>>) -> String {
+    if buffers.is_empty() {
+        return "none".into();
+    }
+    buffers
+        .keys()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -88,7 +88,7 @@ fn the_reference_through_exec_gives_the_same_verdicts_as_in_process() {
         let (a, b) = (verdicts(&inproc), verdicts(&exec));
         assert!(a.len() > 1000, "{profile}: {} cases", a.len());
         assert_eq!(a, b, "{profile}");
-        assert!(b.values().any(|v| v == "pass") && b.values().any(|v| v == "not_supported"));
+        assert!(b.values().any(|v| v == "pass") && b.values().any(|v| v == "not_applicable"));
     }
 }
 
@@ -131,7 +131,9 @@ fn hanging_crashing_and_garbage_writing_backends_get_their_verdicts_and_the_run_
     );
     assert!(t.contains("broke the protocol"), "{t}");
     assert!(
-        t.contains("31 pass, 0 fail, 0 not supported, 2 error, 1 timeout, 1 crash"),
+        t.contains(
+            "31 pass, 0 fail, 0 not applicable, 0 not supported, 2 error, 1 timeout, 1 crash"
+        ),
         "{t}"
     );
     let records = ser_harness::report::read(&report).unwrap();
@@ -199,9 +201,13 @@ fn an_unexpected_pass_fails_the_run_and_bless_updates_the_baseline() {
     let f = file.to_str().unwrap();
     let crash = ["--fault=crash=hit_object/nop/get_hit_kind"];
     let filter = "hit_object/nop/";
-    // No file yet: --bless writes it from the run.
+    // No file yet: --bless writes it from the run; the run itself is judged
+    // against the baseline as it was (none), so it is not conformant.
     let out = run(Some(&crash), &["--baseline", f, "--bless", filter]);
-    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("now lists 1 known failure(s) (was 0)"), "{t}");
+    assert!(t.contains("verdict: NOT CONFORMANT to"), "{t}");
     let b: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(b["known_failures"].as_array().unwrap().len(), 1, "{b}");
     assert_eq!(b["known_failures"][0]["id"], "hit_object/nop/get_hit_kind");
@@ -239,18 +245,31 @@ fn an_unexpected_pass_fails_the_run_and_bless_updates_the_baseline() {
     let t = text(&out);
     assert!(!out.status.success(), "{t}");
     assert!(t.contains("1 unexpected pass"), "{t}");
+    assert!(!t.contains("unexpected pass: unexpected pass"), "{t}");
     assert_eq!(
         verdicts(&report)["hit_object/nop/get_hit_kind"],
         "unexpected_pass"
     );
-    // --bless drops the entry; the next run is clean.
+    // --bless drops the entry (the run, an unexpected pass against the old
+    // file, still says so); the next run is clean.
     let out = run(None, &["--baseline", f, "--bless", filter]);
-    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let b: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert!(b["known_failures"].as_array().unwrap().is_empty(), "{b}");
     let out = run(None, &["--baseline", f, filter]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("verdict: CONFORMANT"));
+    // The file now names the backend and profile, and refuses another's run.
+    let b: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(b["backend"], "reference");
+    assert_eq!(b["profile"], "0027-maybereorderthread");
+    let out = run(None, &["--baseline", f, "--profile", "sm69", filter]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("it is for profile `0027-maybereorderthread`, the run's is `sm69`"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -341,7 +360,7 @@ fn junit_has_one_testcase_per_case_with_the_right_elements() {
         "{x}"
     );
     assert_eq!(x.matches("<error type=\"crash\"").count(), 1, "{x}");
-    assert!(x.contains("<skipped message=\"not supported: "), "{x}");
+    assert!(x.contains("<skipped message=\"not applicable: "), "{x}");
     assert!(
         x.contains(
             "classname=\"invoke.recursion\" name=\"closesthit_via_invoke_traces_max_depth_2\""
@@ -351,7 +370,7 @@ fn junit_has_one_testcase_per_case_with_the_right_elements() {
 }
 
 #[test]
-fn the_python_example_backend_runs_its_cases_and_reports_the_rest_as_not_supported() {
+fn the_python_example_backend_is_not_conformant_to_the_profile_it_claims() {
     if Command::new("python3").arg("--version").output().is_err() {
         eprintln!("not supported: no python3 on this machine");
         return;
@@ -370,7 +389,8 @@ fn the_python_example_backend_runs_its_cases_and_reports_the_rest_as_not_support
         .output()
         .unwrap();
     let t = text(&out);
-    assert!(out.status.success(), "{t}");
+    // It claims the profile with no capability, and declines most of it.
+    assert_eq!(out.status.code(), Some(1), "{t}");
     let v = verdicts(&report);
     let pass: Vec<&String> = v
         .iter()
@@ -382,10 +402,19 @@ fn the_python_example_backend_runs_its_cases_and_reports_the_rest_as_not_support
         "{pass:?}"
     );
     assert!(
-        v.values().all(|v| v == "pass" || v == "not_supported"),
+        v.values()
+            .all(|v| ["pass", "not_supported", "not_applicable"].contains(&v.as_str())),
         "{t}"
     );
     assert!(t.contains("backend `python-nop-example`"), "{t}");
+    let last = t.lines().rfind(|l| l.starts_with("verdict: ")).unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "verdict: NOT CONFORMANT to 0027-maybereorderthread with no optional capability: {} of ",
+            pass.len()
+        )) && last.contains("not supported (declined inside the claim)"),
+        "{last}"
+    );
 }
 
 #[test]
@@ -393,8 +422,11 @@ fn bad_command_lines_are_errors_that_say_what_was_expected() {
     for (args, expect) in [
         (vec!["--fraction", "0/3"], "expected I/N"),
         (vec!["--fraction", "4/3"], "expected I/N"),
-        (vec!["--timeout=-1"], "positive number of seconds"),
-        (vec!["--timeout", "0"], "positive number of seconds"),
+        (
+            vec!["--timeout=-1"],
+            "expected a number of seconds (0 for no limit)",
+        ),
+        (vec!["--timeout=nan"], "expected a number of seconds"),
         (
             vec!["--backend", "nope"],
             "expected `reference`, `vulkan`, `mutant:NAME` or `exec:PATH [ARGS]`",

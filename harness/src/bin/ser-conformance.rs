@@ -17,12 +17,14 @@
 use clap::{Parser, Subcommand};
 use ser_harness::backend::Backend;
 use ser_harness::baseline::Baseline;
+use ser_harness::console;
 use ser_harness::fuzz::{Campaign, Differential};
 use ser_harness::mutant_backend::MutantBackend;
 use ser_harness::protocol::client::ExecBackend;
 use ser_harness::protocol::serve::{serve, Fault};
 use ser_harness::reference_backend::ReferenceBackend;
-use ser_harness::runner::{self, Config, Fraction};
+use ser_harness::report::Report;
+use ser_harness::runner::{self, Config, Fraction, DEFAULT_TIMEOUT};
 use ser_reference::exec::schedule::Schedule;
 use ser_reference::Profile;
 use std::path::{Path, PathBuf};
@@ -87,8 +89,8 @@ struct ServeArgs {
     #[arg(long, default_value = "none")]
     schedule: String,
     /// Misbehave on chosen cases, for testing runners: KIND=TEXT with KIND
-    /// one of hang, crash, garbage, wrong_id, on cases whose id contains
-    /// TEXT. Repeatable.
+    /// one of hang, crash, garbage, wrong_id, decline, on cases whose id
+    /// contains TEXT (an empty TEXT: every case). Repeatable.
     #[arg(long = "fault", value_parser = clap::value_parser!(Fault))]
     faults: Vec<Fault>,
 }
@@ -127,8 +129,9 @@ struct BackendArgs {
     /// handshake and states the profile it implements).
     #[arg(long)]
     profile: Option<String>,
-    /// Per-case time limit in seconds: a backend that exceeds it gets a
-    /// `timeout` verdict (a process backend is stopped and restarted).
+    /// Per-case time limit in seconds (default 30; 0 for none): a backend
+    /// that exceeds it gets a `timeout` verdict (a process backend is
+    /// stopped and restarted). A process backend's hello is held to it too.
     #[arg(long)]
     timeout: Option<f64>,
     /// The reference's schedule at reorder points: none, regroup, replace
@@ -335,10 +338,11 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
 
 fn parse_timeout(t: Option<f64>) -> Result<Option<Duration>, String> {
     match t {
-        None => Ok(None),
+        None => Ok(Some(DEFAULT_TIMEOUT)),
+        Some(t) if t == 0.0 => Ok(None),
         Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => Ok(Some(Duration::from_secs_f64(t))),
         Some(t) => Err(format!(
-            "--timeout {t}: expected a positive number of seconds"
+            "--timeout {t}: expected a number of seconds (0 for no limit)"
         )),
     }
 }
@@ -422,20 +426,40 @@ fn main() -> ExitCode {
         }
         None => {}
     }
-    let args = cli.run;
+    run_suite(cli.run)
+}
+
+/// A run of the suite: outputs opened first (a bad path is found before
+/// anything runs), then the backend, the baseline, the run, the verdict.
+fn run_suite(args: RunArgs) -> ExitCode {
+    let json = console::json(&args.test);
+    let open = |flag: &str, path: &Option<PathBuf>| {
+        path.as_deref()
+            .map(Report::open)
+            .transpose()
+            .map_err(|e| format!("{flag} {e}"))
+    };
+    let (report, junit) = match (open("--report", &args.report), open("--junit", &args.junit)) {
+        (Ok(r), Ok(j)) => (r, j),
+        (Err(e), _) | (_, Err(e)) => return fail(e),
+    };
     let (backend, timeout) = match backend_with_timeout(&args.backend) {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
+    let profile = backend.profile().name().to_string();
     let baseline = match &args.baseline {
         Some(p) if args.bless && !p.exists() => Some(Baseline {
             version: ser_harness::baseline::BASELINE_VERSION,
             backend: backend.name().to_string(),
-            profile: backend.profile().name().to_string(),
+            profile: profile.clone(),
             known_failures: Vec::new(),
         }),
         Some(p) => match Baseline::load(p) {
-            Ok(b) => Some(b),
+            Ok(b) => match b.check_for(backend.name(), &profile) {
+                Ok(()) => Some(b),
+                Err(e) => return fail(format!("--baseline {}: {e}", p.display())),
+            },
             Err(e) => return fail(format!("--baseline {e}")),
         },
         None => None,
@@ -443,73 +467,63 @@ fn main() -> ExitCode {
     let cases_dir = args.cases.clone().unwrap_or_else(|| repo_dir("cases"));
     let config = Config {
         cases_dir: cases_dir.clone(),
-        report: args.report.clone(),
         backend: backend.clone(),
         args: args.test,
         timeout,
-        baseline: baseline.clone(),
+        baseline: args
+            .baseline
+            .as_ref()
+            .zip(baseline.clone())
+            .map(|(p, b)| (p.display().to_string(), b)),
         fraction: args.fraction,
-        junit: args.junit.clone(),
+        report: report.into_iter().collect(),
+        junit,
     };
-    let run = match runner::run(config) {
-        Ok(Some(s)) => s,
-        Ok(None) => return ExitCode::SUCCESS,
-        Err(e) => return fail(format!("cannot write the report: {e}")),
+    let Some(run) = runner::run(config) else {
+        return ExitCode::SUCCESS;
     };
-    let summary = run.summary;
-    println!(
-        "\nser-conformance: backend `{}`, profile {}, cases from {}: {summary}",
-        backend.name(),
-        backend.profile(),
-        cases_dir.display(),
+    console::say(
+        json,
+        &format!(
+            "ser-conformance: backend `{}`, cases from {}: {}",
+            backend.name(),
+            cases_dir.display(),
+            run.summary
+        ),
     );
-    let (mut blessed, mut stale) = (false, false);
     if let (Some(path), Some(b)) = (&args.baseline, &baseline) {
+        for id in &run.stale {
+            console::say(
+                json,
+                &format!(
+                    "baseline: {} lists `{id}`, which is no case of the suite (remove it or run with --bless)",
+                    path.display()
+                ),
+            );
+        }
         if args.bless {
-            let new = b.blessed(&run.results, &run.ids);
+            let mut new = b.blessed(&run.results, &run.ids);
+            new.backend = backend.name().to_string();
+            new.profile = profile;
             if let Err(e) = new.write(path) {
                 return fail(format!("cannot write {}: {e}", path.display()));
             }
-            println!(
-                "baseline: {} now lists {} known failure(s) (was {})",
-                path.display(),
-                new.known_failures.len(),
-                b.known_failures.len()
+            console::say(
+                json,
+                &format!(
+                    "baseline: {} now lists {} known failure(s) (was {}); the verdict below is this run's against the baseline as it was",
+                    path.display(),
+                    new.known_failures.len(),
+                    b.known_failures.len()
+                ),
             );
-            blessed = true;
-        } else {
-            for id in &run.stale {
-                println!(
-                    "baseline: {} lists `{id}`, which is no case of the suite (remove it or run with --bless)",
-                    path.display()
-                );
-                stale = true;
-            }
         }
     }
-    let clean = summary.ok() && !stale;
-    let verdict = if blessed && !summary.ok() {
-        "NOT CONFORMANT (the baseline now records the failures)".to_string()
-    } else if !clean {
-        "NOT CONFORMANT".to_string()
-    } else if summary.expected_fail > 0 {
-        format!(
-            "NOT CONFORMANT, but no change from the baseline ({} known failure(s))",
-            summary.expected_fail
-        )
-    } else {
-        "CONFORMANT".to_string()
-    };
-    println!("verdict: {verdict}");
-    if let Some(r) = &args.report {
-        println!("report: {}", r.display());
+    for (what, path) in [("report", &args.report), ("junit", &args.junit)] {
+        if let Some(p) = path {
+            console::say(json, &format!("{what}: {}", p.display()));
+        }
     }
-    if let Some(j) = &args.junit {
-        println!("junit: {}", j.display());
-    }
-    if clean || blessed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    console::say(json, &format!("verdict: {}", run.conclusion.line));
+    ExitCode::from(run.conclusion.exit_code)
 }

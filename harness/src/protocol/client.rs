@@ -18,9 +18,6 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// How long a starting backend may take to say hello when no per-case
-/// limit is set.
-const HELLO_TIMEOUT: Duration = Duration::from_secs(60);
 /// Lines of the backend's stderr kept for crash reports.
 const STDERR_KEPT: usize = 20;
 
@@ -45,6 +42,12 @@ impl ExecBackend {
             return Err("`exec:` needs a program: exec:PATH [ARGS]".into());
         }
         let (process, hello) = Process::start(&command, profile, timeout)?;
+        if let Some(asked) = profile.filter(|p| *p != hello.profile) {
+            return Err(format!(
+                "`{}` (backend `{}`) implements profile {}, not {asked}: a verdict is about the profile the backend implements",
+                command[0], hello.name, hello.profile
+            ));
+        }
         Ok(ExecBackend {
             command,
             profile,
@@ -196,7 +199,8 @@ impl Process {
         if p.send(&encode(&hello)).is_err() {
             return Err(what(p.exit_report()));
         }
-        let line = match p.receive(Some(timeout.unwrap_or(HELLO_TIMEOUT).max(HELLO_TIMEOUT))) {
+        // The hello is held to the per-case limit like any reply.
+        let line = match p.receive(timeout) {
             Received::Line(l) => l,
             Received::Timeout(t) => {
                 return Err(what(format!("no hello within {} s", t.as_secs_f64())))

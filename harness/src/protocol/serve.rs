@@ -3,8 +3,8 @@
 //! the suite can run it through `--backend exec:` like any other program.
 //!
 //! For testing runners and CI setups, faults can be injected on chosen
-//! cases: `hang`, `crash`, `garbage` (a line that is not JSON) and
-//! `wrong_id` (a reply for another case).
+//! cases: `hang`, `crash`, `garbage` (a line that is not JSON), `wrong_id`
+//! (a reply for another case) and `decline` (`not_supported`).
 
 use super::codec::{decode, encode};
 use super::convert::{case_of, reply};
@@ -28,6 +28,8 @@ pub enum FaultKind {
     Garbage,
     /// Answer with another case's id.
     WrongId,
+    /// Answer `not_supported`.
+    Decline,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,9 +52,10 @@ impl FromStr for Fault {
             "crash" => FaultKind::Crash,
             "garbage" => FaultKind::Garbage,
             "wrong_id" => FaultKind::WrongId,
+            "decline" => FaultKind::Decline,
             other => {
                 return Err(format!(
-                    "`{other}`: unknown fault; expected hang, crash, garbage or wrong_id"
+                    "`{other}`: unknown fault; expected hang, crash, garbage, wrong_id or decline"
                 ))
             }
         };
@@ -128,6 +131,10 @@ pub fn serve(
                     Some(FaultKind::WrongId) => Reply::NotSupported(NotSupportedReply {
                         id: format!("{}-but-another", request.id),
                         reason: "injected wrong id".into(),
+                    }),
+                    Some(FaultKind::Decline) => Reply::NotSupported(NotSupportedReply {
+                        id: request.id.clone(),
+                        reason: "injected decline".into(),
                     }),
                     None => match case_of(&request) {
                         Ok(case) => reply(&request.id, backend.run(&case)),

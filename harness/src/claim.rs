@@ -1,0 +1,165 @@
+//! What a backend claims: the one profile it implements and the optional
+//! capabilities it has. A verdict is about a claim. A case outside it (for
+//! another profile, or needing a capability the backend does not claim) is
+//! *not applicable* and says nothing either way; a case inside it that the
+//! backend declines is a conformance gap (like a Vulkan CTS `NotSupported`
+//! for a feature the device advertises) and counts against the verdict.
+
+use crate::backend::Backend;
+use crate::capability::CAPABILITIES;
+use crate::load::Case;
+use ser_reference::Profile;
+use serde::Serialize;
+
+/// A backend's claim.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Claim {
+    pub profile: Profile,
+    /// In the order of [`CAPABILITIES`]; unknown names are dropped.
+    pub capabilities: Vec<String>,
+}
+
+/// Why a case lies outside a claim.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outside {
+    /// The case applies to other profiles only.
+    Profile { profiles: Vec<Profile> },
+    /// The case needs capabilities the backend does not claim.
+    Capabilities { missing: Vec<String> },
+}
+
+impl Outside {
+    /// The reason in a word or two, for counting not-applicable cases:
+    /// `other profiles`, or the missing capabilities joined by `+`.
+    pub fn category(&self) -> String {
+        match self {
+            Outside::Profile { .. } => "other profiles".into(),
+            Outside::Capabilities { missing } => missing.join(" + "),
+        }
+    }
+
+    /// The reason as a sentence.
+    pub fn message(&self, claim: &Claim) -> String {
+        match self {
+            Outside::Profile { profiles } => {
+                let list: Vec<&str> = profiles.iter().map(|p| p.name()).collect();
+                format!(
+                    "the case applies to {}; the backend implements {}",
+                    list.join(", "),
+                    claim.profile
+                )
+            }
+            Outside::Capabilities { missing } => {
+                let what: Vec<String> = missing
+                    .iter()
+                    .map(|m| {
+                        let meaning = CAPABILITIES
+                            .iter()
+                            .find(|(n, _)| n == m)
+                            .map_or("", |(_, d)| *d);
+                        format!("`{m}` ({meaning})")
+                    })
+                    .collect();
+                format!(
+                    "the case needs {}, which the backend does not claim",
+                    what.join(", ")
+                )
+            }
+        }
+    }
+}
+
+impl Claim {
+    pub fn new(profile: Profile, capabilities: &[String]) -> Claim {
+        Claim {
+            profile,
+            capabilities: CAPABILITIES
+                .iter()
+                .map(|(n, _)| n.to_string())
+                .filter(|n| capabilities.contains(n))
+                .collect(),
+        }
+    }
+
+    /// What `backend` claims.
+    pub fn of(backend: &dyn Backend) -> Claim {
+        Claim::new(backend.profile(), &backend.capabilities())
+    }
+
+    pub fn has(&self, capability: &str) -> bool {
+        self.capabilities.iter().any(|c| c == capability)
+    }
+
+    /// Why `case` is outside the claim, if it is.
+    pub fn outside(&self, case: &Case) -> Option<Outside> {
+        if !case.profiles.contains(&self.profile) {
+            return Some(Outside::Profile {
+                profiles: case.profiles.clone(),
+            });
+        }
+        let missing: Vec<String> = case
+            .requires
+            .iter()
+            .filter(|r| !self.has(r))
+            .cloned()
+            .collect();
+        (!missing.is_empty()).then_some(Outside::Capabilities { missing })
+    }
+
+    /// `vulkan-nv with {callable_shaders, wave_operations}`.
+    pub fn describe(&self) -> String {
+        let caps = if self.capabilities.len() == CAPABILITIES.len() {
+            format!("all {} capabilities", CAPABILITIES.len())
+        } else if self.capabilities.is_empty() {
+            "no optional capability".to_string()
+        } else {
+            format!("{{{}}}", self.capabilities.join(", "))
+        };
+        format!("{} with {caps}", self.profile)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describes_the_claim_in_capability_order() {
+        let c = Claim::new(
+            Profile::VulkanNv,
+            &[
+                "wave_operations".into(),
+                "nonsense".into(),
+                "callable_shaders".into(),
+            ],
+        );
+        assert_eq!(
+            c.describe(),
+            "vulkan-nv with {callable_shaders, wave_operations}"
+        );
+        assert_eq!(
+            Claim::new(Profile::Sm69, &[]).describe(),
+            "sm69 with no optional capability"
+        );
+    }
+
+    #[test]
+    fn categories_name_the_reason() {
+        let p = Outside::Profile {
+            profiles: vec![Profile::Sm69],
+        };
+        assert_eq!(p.category(), "other profiles");
+        let c = Outside::Capabilities {
+            missing: vec!["ray_query".into(), "hit_object_from_ray_query".into()],
+        };
+        assert_eq!(c.category(), "ray_query + hit_object_from_ray_query");
+        let claim = Claim::new(Profile::VulkanNv, &[]);
+        assert!(p
+            .message(&claim)
+            .contains("applies to sm69; the backend implements vulkan-nv"));
+        assert!(c
+            .message(&claim)
+            .contains("`ray_query` (inline ray tracing"));
+    }
+}
