@@ -3,7 +3,9 @@
 
 use ser_harness::load::load_dir;
 use ser_harness::spec_map::{Coverage, Registry};
-use ser_harness::traceability::{build, BackendRun, ClauseStatus, TRACE_VERSION};
+use ser_harness::traceability::{
+    build, BackendRun, CaseRecord, ClauseResult, ClauseStatus, TRACE_VERSION,
+};
 use std::collections::BTreeMap;
 
 fn trace(runs: Vec<BackendRun>) -> ser_harness::traceability::Trace {
@@ -16,16 +18,31 @@ fn trace(runs: Vec<BackendRun>) -> ser_harness::traceability::Trace {
     build(&registry, &cov, runs)
 }
 
-fn run(label: &str, verdicts: &[(&str, &str)]) -> BackendRun {
+/// A run with these verdicts; a failing case breaks the clauses after it.
+fn run(label: &str, verdicts: &[(&str, &str, &[&str])]) -> BackendRun {
     BackendRun {
         label: label.into(),
         backend: label.into(),
         profile: "0027-maybereorderthread".into(),
-        verdicts: verdicts
+        verdict: None,
+        cases: verdicts
             .iter()
-            .map(|(c, v)| (c.to_string(), (v.to_string(), format!("{v} message"))))
+            .map(|(c, v, broken)| {
+                let record = CaseRecord {
+                    verdict: v.to_string(),
+                    message: format!("{v} message"),
+                    broken: broken.iter().map(|b| b.to_string()).collect(),
+                    kept: Vec::new(),
+                };
+                (c.to_string(), record)
+            })
             .collect::<BTreeMap<_, _>>(),
     }
+}
+
+fn result(row: &ser_harness::traceability::ClauseRow, run: usize) -> (ClauseStatus, Vec<String>) {
+    let ClauseResult { status, cases } = row.results[run].clone();
+    (status, cases)
 }
 
 #[test]
@@ -46,43 +63,92 @@ fn coverage_counts_add_up() {
 #[test]
 fn the_matrix_links_a_failing_clause_to_its_failing_case() {
     let case = "hit_object/nop/get_ray_tmin";
-    let good = run("good", &[(case, "pass")]);
-    let bad = run("bad", &[(case, "fail")]);
-    let lacking = run("lacking", &[(case, "not_supported")]);
-    let t = trace(vec![good, bad, lacking]);
-    let row = t
-        .clauses
-        .iter()
-        .find(|r| r.id == "ser.hit_object.get_ray_tmin.nop_returns_zero")
-        .unwrap();
+    let clause = "ser.hit_object.get_ray_tmin.nop_returns_zero";
+    let good = run("good", &[(case, "pass", &[])]);
+    let bad = run("bad", &[(case, "fail", &[clause])]);
+    let outside = run("outside", &[(case, "not_applicable", &[])]);
+    let declined = run("declined", &[(case, "not_supported", &[])]);
+    let t = trace(vec![good, bad, outside, declined]);
+    let row = t.clauses.iter().find(|r| r.id == clause).unwrap();
     assert!(row.cases.iter().any(|c| c == case));
-    assert_eq!(row.results[0].0, ClauseStatus::Pass);
-    assert_eq!(row.results[1], (ClauseStatus::Fail, vec![case.to_string()]));
-    assert_eq!(row.results[2].0, ClauseStatus::NotSupported);
+    assert_eq!(result(row, 0).0, ClauseStatus::Pass);
+    assert_eq!(
+        result(row, 1),
+        (ClauseStatus::Broken, vec![case.to_string()])
+    );
+    assert_eq!(result(row, 2).0, ClauseStatus::NotApplicable);
+    assert_eq!(
+        result(row, 3),
+        (ClauseStatus::CitedByFailing, vec![case.to_string()])
+    );
     // A clause none of whose cases ran.
     let other = t
         .clauses
         .iter()
         .find(|r| r.id == "ser.hit_object.get_ray_flags.nop_returns_zero")
         .unwrap();
-    assert_eq!(other.results[0].0, ClauseStatus::NotRun);
+    assert_eq!(result(other, 0).0, ClauseStatus::NotRun);
     let html = t.to_html();
     assert!(
-        html.contains("<a href='#hit_object-nop-get_ray_tmin'>hit_object/nop/get_ray_tmin</a>"),
+        html.contains("<a href='#r1-hit_object-nop-get_ray_tmin'>hit_object/nop/get_ray_tmin</a>"),
         "the failing cell links to the case"
     );
     assert!(
-        html.contains("<div class=failcase id='hit_object-nop-get_ray_tmin'>"),
+        html.contains("<div class=failcase id='r1-hit_object-nop-get_ray_tmin'>"),
         "the case has an anchor"
     );
     let md = t.to_markdown();
     assert!(
-        md.contains("❌ [hit_object/nop/get_ray_tmin](#hit_object-nop-get_ray_tmin)"),
+        md.contains("❌ [hit_object/nop/get_ray_tmin](#r1-hit_object-nop-get_ray_tmin)"),
         "markdown links too"
     );
     let json = t.to_json();
     assert_eq!(json["version"], TRACE_VERSION);
-    assert_eq!(json["runs"].as_array().unwrap().len(), 3);
+    assert_eq!(json["runs"].as_array().unwrap().len(), 4);
+    // Per-backend totals count clauses by status (the clause, and its
+    // earlier-revision twin).
+    let broken = t.clause_totals(1);
+    assert!(broken.contains(&(ClauseStatus::Broken, 2)), "{broken:?}");
+}
+
+#[test]
+fn a_failing_case_breaks_only_the_clauses_it_ties_the_failure_to() {
+    // A case citing several clauses: the failure is tied to one of them.
+    let t = trace(Vec::new());
+    let row = t
+        .clauses
+        .iter()
+        .find(|r| {
+            r.cases.len() > 1
+                && t.clauses
+                    .iter()
+                    .filter(|o| o.cases.contains(&r.cases[0]))
+                    .count()
+                    >= 3
+        })
+        .expect("a case citing three clauses or more");
+    let case = row.cases[0].clone();
+    let cited: Vec<String> = t
+        .clauses
+        .iter()
+        .filter(|r| r.cases.contains(&case))
+        .map(|r| r.id.clone())
+        .collect();
+    let t = trace(vec![run("gpu", &[(&case, "fail", &[&cited[0]])])]);
+    let status = |id: &str| {
+        let r = t.clauses.iter().find(|r| r.id == id).unwrap();
+        result(r, 0).0
+    };
+    assert_eq!(status(&cited[0]), ClauseStatus::Broken, "{case}");
+    for other in &cited[1..] {
+        assert_eq!(status(other), ClauseStatus::CitedByFailing, "{other}");
+    }
+    // A clause whose tied elements all matched is kept, failing case or not.
+    let mut kept = run("gpu", &[(&case, "fail", &[&cited[0]])]);
+    kept.cases.get_mut(&case).unwrap().kept = vec![cited[1].clone()];
+    let t = trace(vec![kept]);
+    let r = t.clauses.iter().find(|r| r.id == cited[1]).unwrap();
+    assert_eq!(result(r, 0).0, ClauseStatus::Pass, "{}", cited[1]);
 }
 
 #[test]
@@ -107,7 +173,9 @@ fn backend_results_are_read_from_report_files() {
     .unwrap();
     let r = BackendRun::read(&path).unwrap();
     assert_eq!(r.label, "gpu (vulkan-nv)");
-    assert_eq!(r.verdicts["a/b"].0, "fail");
+    assert_eq!(r.cases["a/b"].verdict, "fail");
+    assert!(r.cases["a/b"].broken.is_empty());
+    assert_eq!(r.verdict, None);
     std::fs::write(&path, "not a report\n").unwrap();
     assert!(BackendRun::read(&path)
         .unwrap_err()

@@ -286,3 +286,104 @@ fn a_backend_matching_the_expectation_passes() {
     let r = judge(&case, &Stub { mode: "ok" });
     assert_eq!(r.verdict, Verdict::Pass, "{}", r.message);
 }
+
+/// The wrong case citing two clauses, with `ties` (JSON) laid over it.
+fn two_clause_case(name: &str, ties: &str) -> Case {
+    let text = CASE
+        .replace(
+            "\"clauses\": [\"ser.hit_object.get_ray_tcurrent.miss_returns_tmax\"],",
+            &format!("\"clauses\": [\"ser.hit_object.get_ray_tcurrent.miss_returns_tmax\", \"ser.hit_object.get_ray_tmin.returns_tmin\"], \"ties\": {ties},"),
+        )
+        .replace(
+            "    \"[shader(\\\"miss\\\")]\",\n    \"void Miss(inout P p) { }\",\n    \"struct P { uint v; };\"",
+            "    \"struct P { uint v; };\",\n    \"[shader(\\\"miss\\\")]\",\n    \"void Miss(inout P p) { }\"",
+        );
+    scratch_case(name, &text).1
+}
+
+#[test]
+fn a_failure_breaks_the_clause_its_element_is_tied_to_and_only_cites_the_rest() {
+    let reference = ReferenceBackend::new(Profile::MaybeReorderThread0027);
+    // Out[0] (GetRayTCurrent) is wrong; it decides the tcurrent clause.
+    let tied = two_clause_case(
+        "tied",
+        r#"{"ser.hit_object.get_ray_tcurrent.miss_returns_tmax": ["Out[0]"], "ser.hit_object.get_ray_tmin.returns_tmin": ["Out[1..2]"]}"#,
+    );
+    let r = judge(&tied, &reference);
+    assert_eq!(r.verdict, Verdict::Fail);
+    assert_eq!(
+        r.broken_clauses,
+        vec!["ser.hit_object.get_ray_tcurrent.miss_returns_tmax".to_string()]
+    );
+    // Out[1] (GetRayTMin) matched: the case still shows that clause kept.
+    assert_eq!(
+        r.kept_clauses,
+        vec!["ser.hit_object.get_ray_tmin.returns_tmin".to_string()]
+    );
+    // Without ties a failure of a case citing two clauses breaks neither.
+    let untied = two_clause_case("untied", "{}");
+    let r = judge(&untied, &reference);
+    assert_eq!(r.verdict, Verdict::Fail);
+    assert!(r.broken_clauses.is_empty(), "{:?}", r.broken_clauses);
+    assert!(r.kept_clauses.is_empty(), "{:?}", r.kept_clauses);
+    // A case citing one clause ties everything to it.
+    let (_, one) = fixed_case("one_clause");
+    assert_eq!(
+        judge(&one, &reference).broken_clauses,
+        vec!["ser.hit_object.get_ray_tcurrent.miss_returns_tmax".to_string()]
+    );
+}
+
+#[test]
+fn ties_must_name_the_case_s_clauses_and_buffers() {
+    for (ties, says) in [
+        (
+            r#"{"ser.hit_object.get_ray_flags.nop_returns_zero": ["Out"]}"#,
+            "is not among the case's clauses",
+        ),
+        (
+            r#"{"ser.hit_object.get_ray_tmin.returns_tmin": ["Nope[0]"]}"#,
+            "`Nope` is no buffer of the case",
+        ),
+        (
+            r#"{"ser.hit_object.get_ray_tmin.returns_tmin": ["Out[2]"]}"#,
+            "elements 2..3 of a buffer of 2",
+        ),
+        (
+            r#"{"ser.hit_object.get_ray_tmin.returns_tmin": ["Out[x]"]}"#,
+            "expected BUFFER, BUFFER[i] or BUFFER[i..j]",
+        ),
+    ] {
+        let dir = ser_tests::scratch("bad_ties");
+        let text = CASE.replace(
+            "\"clauses\": [\"ser.hit_object.get_ray_tcurrent.miss_returns_tmax\"],",
+            &format!("\"clauses\": [\"ser.hit_object.get_ray_tcurrent.miss_returns_tmax\", \"ser.hit_object.get_ray_tmin.returns_tmin\"], \"ties\": {ties},"),
+        );
+        std::fs::write(dir.join("t.json"), text).unwrap();
+        let e = load_dir(&dir).into_iter().next().unwrap().unwrap_err();
+        assert!(e.location.starts_with("cases[0].ties."), "{e}");
+        assert!(e.message.contains(says), "{ties}: {e}");
+    }
+}
+
+#[test]
+fn a_case_naming_an_unknown_clause_does_not_load() {
+    let dir = ser_tests::scratch("unknown_clause");
+    let text = CASE.replace(
+        "\"clauses\": [\"ser.hit_object.get_ray_tcurrent.miss_returns_tmax\"],",
+        "\"clauses\": [\"ser.hit_object.get_ray_tcurrent.miss_returns_tmax\", \"ser.hit_object.no_such.rule\"],",
+    );
+    std::fs::write(dir.join("u.json"), text).unwrap();
+    let e = load_dir(&dir).into_iter().next().unwrap().unwrap_err();
+    assert_eq!(e.location, "cases[0].clauses[1]", "{e}");
+    assert!(
+        e.message
+            .contains("`ser.hit_object.no_such.rule` is no clause of the spec-map"),
+        "{e}"
+    );
+    assert_eq!(
+        e.unknown_clause.as_deref(),
+        Some("ser.hit_object.no_such.rule")
+    );
+    assert_eq!(e.case.as_deref(), Some("u/wrong"));
+}

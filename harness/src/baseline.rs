@@ -196,6 +196,8 @@ mod tests {
             message: "why\nmore".into(),
             clauses: vec![],
             outside_claim: None,
+            broken_clauses: vec![],
+            kept_clauses: vec![],
             mismatches: vec![],
             reference_disagreements: vec![],
             duration_ms: 0.0,

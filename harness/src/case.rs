@@ -33,6 +33,12 @@ pub struct CaseSpec {
     /// Capabilities a backend needs beyond those the shaders show.
     #[serde(default)]
     pub requires: Vec<String>,
+    /// Where the case cites several clauses: which expected buffer elements
+    /// each decides, as `BUFFER`, `BUFFER[i]` or `BUFFER[i..j]` (elements i
+    /// to j - 1). A failing element marks only its own clauses broken in the
+    /// traceability report.
+    #[serde(default)]
+    pub ties: BTreeMap<String, Vec<String>>,
     /// Where the spec is silent or ambiguous: the reading the case takes.
     #[serde(default)]
     pub reading: Option<String>,

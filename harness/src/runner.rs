@@ -104,6 +104,8 @@ fn load_error_result(e: &LoadError) -> CaseResult {
         message: e.to_string(),
         clauses: Vec::new(),
         outside_claim: None,
+        broken_clauses: Vec::new(),
+        kept_clauses: Vec::new(),
         mismatches: Vec::new(),
         reference_disagreements: Vec::new(),
         duration_ms: 0.0,

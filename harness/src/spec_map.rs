@@ -111,6 +111,36 @@ pub const FILES: &[(&str, &str)] = &[
     ("sbt-three-ways.json", "sbt."),
 ];
 
+/// The registry files' text, built into the binary in [`FILES`] order, so
+/// that the loader knows every clause ID wherever the runner is taken.
+const EMBEDDED: [&str; 4] = [
+    include_str!("../../spec-map/ser-0027-maybereorderthread.json"),
+    include_str!("../../spec-map/ser-0027-reorderthread.json"),
+    include_str!("../../spec-map/vulkan-ray-traversal.json"),
+    include_str!("../../spec-map/sbt-three-ways.json"),
+];
+
+/// The clause IDs of the built-in registry.
+fn embedded_ids() -> &'static BTreeSet<String> {
+    static IDS: std::sync::OnceLock<BTreeSet<String>> = std::sync::OnceLock::new();
+    IDS.get_or_init(|| {
+        EMBEDDED
+            .iter()
+            .flat_map(|text| {
+                serde_json::from_str::<Document>(text)
+                    .expect("the built-in spec-map parses (tests/spec_map.rs)")
+                    .clauses
+            })
+            .map(|c| c.id)
+            .collect()
+    })
+}
+
+/// Whether `id` names a clause of the spec-map (the built-in copy).
+pub fn is_known_clause(id: &str) -> bool {
+    embedded_ids().contains(id)
+}
+
 /// A problem found in the registry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
@@ -338,5 +368,23 @@ impl Coverage {
 
     pub fn covered(&self, id: &str) -> bool {
         self.cases.get(id).is_some_and(|c| !c.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_registry_is_the_spec_map_folder() {
+        assert_eq!(EMBEDDED.len(), FILES.len());
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec-map");
+        let registry = Registry::load(&dir).expect("the spec-map loads");
+        let ids: BTreeSet<String> = registry.ids().into_iter().map(str::to_string).collect();
+        assert_eq!(&ids, embedded_ids());
+        assert!(is_known_clause(
+            "ser.hit_object.get_ray_flags.nop_returns_zero"
+        ));
+        assert!(!is_known_clause("ser.no.such_clause"));
     }
 }

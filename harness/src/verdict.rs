@@ -3,10 +3,10 @@
 use crate::backend::{Backend, BackendError, Execution, Output};
 use crate::claim::Claim;
 use crate::expect::{check_legal, check_words, Mismatch};
-use crate::load::{Case, Expected};
+use crate::load::{ties, Case, Expected};
 use ser_reference::Outcome;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -94,6 +94,15 @@ pub struct CaseResult {
     pub outside_claim: Option<String>,
     /// Where the backend's buffers differ from the case's expectations.
     pub mismatches: Vec<Mismatch>,
+    /// The clauses a failing case shows broken: its one clause, or those
+    /// its ties bind to a mismatching element. Its other clauses are only
+    /// *cited* by a failing case.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub broken_clauses: Vec<String>,
+    /// The clauses a failing case still shows kept: those its ties bind
+    /// only to matching elements.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept_clauses: Vec<String>,
     /// Where the case's expectations differ from the reference's legal
     /// outcomes (a failure of the reference, or of the case).
     pub reference_disagreements: Vec<Mismatch>,
@@ -121,6 +130,8 @@ impl CaseResult {
             message,
             clauses: case.clauses.clone(),
             outside_claim: None,
+            broken_clauses: Vec::new(),
+            kept_clauses: Vec::new(),
             mismatches: Vec::new(),
             reference_disagreements: Vec::new(),
             duration_ms: 0.0,
@@ -188,7 +199,33 @@ pub fn judge(case: &Case, backend: &dyn Backend) -> CaseResult {
         Ok(Ok(exec)) => compare(case, &exec),
     };
     result.duration_ms = start.elapsed().as_secs_f64() * 1000.0;
+    (result.broken_clauses, result.kept_clauses) = clauses_shown(case, &result);
     result
+}
+
+/// What a failing case shows of its clauses: those it breaks (see
+/// [`CaseResult::broken_clauses`]) and those it keeps (see
+/// [`CaseResult::kept_clauses`]).
+fn clauses_shown(case: &Case, r: &CaseResult) -> (Vec<String>, Vec<String>) {
+    if r.verdict != Verdict::Fail {
+        return (Vec::new(), Vec::new());
+    }
+    if let [only] = case.clauses.as_slice() {
+        return (vec![only.clone()], Vec::new());
+    }
+    let broken: BTreeSet<&str> = r
+        .mismatches
+        .iter()
+        .flat_map(|m| ties::clauses_of(&case.ties, &m.buffer, m.element))
+        .collect();
+    let kept: BTreeSet<&str> = case
+        .ties
+        .iter()
+        .map(|t| t.clause.as_str())
+        .filter(|c| !broken.contains(c))
+        .collect();
+    let owned = |set: BTreeSet<&str>| set.into_iter().map(str::to_string).collect();
+    (owned(broken), owned(kept))
 }
 
 /// [`judge`] under a time limit. A backend that enforces the limit itself

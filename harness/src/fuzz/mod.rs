@@ -56,7 +56,11 @@ pub struct Finding {
 pub struct Summary {
     pub run: u64,
     pub agree: u64,
-    pub not_supported: u64,
+    /// Generated cases outside the backend's claim (a capability it does
+    /// not claim).
+    pub not_applicable: u64,
+    /// Generated cases inside the claim that the backend declined.
+    pub declined: u64,
     /// Cases the reference cannot decide (too many outcomes, profile).
     pub skipped: u64,
     /// Cases the generator should not have made, with why.
@@ -70,11 +74,12 @@ impl std::fmt::Display for Summary {
         let rate = self.run as f64 / self.elapsed.as_secs_f64().max(1e-9);
         write!(
             f,
-            "{} generated case(s): {} agree, {} disagree, {} not supported, {} skipped, {} invalid ({rate:.0} cases/s)",
+            "{} generated case(s): {} agree, {} disagree, {} not applicable, {} declined inside the claim, {} skipped, {} invalid ({rate:.0} cases/s)",
             self.run,
             self.agree,
             self.findings.len(),
-            self.not_supported,
+            self.not_applicable,
+            self.declined,
             self.skipped,
             self.invalid.len()
         )
@@ -84,7 +89,8 @@ impl std::fmt::Display for Summary {
 /// What one generated case showed.
 enum Check {
     Agree,
-    NotSupported,
+    NotApplicable,
+    Declined,
     Skipped,
     Invalid(String),
     Disagree(Disagreement),
@@ -163,7 +169,8 @@ impl Differential {
         let result = judge_within(&Arc::new(loaded), &self.backend, self.timeout);
         match result.verdict {
             Verdict::Pass => Check::Agree,
-            Verdict::NotSupported => Check::NotSupported,
+            Verdict::NotApplicable => Check::NotApplicable,
+            Verdict::NotSupported => Check::Declined,
             verdict => Check::Disagree(Disagreement {
                 verdict,
                 message: result.message,
@@ -247,7 +254,8 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
         summary.run += 1;
         match diff.check(&name, case) {
             Check::Agree => summary.agree += 1,
-            Check::NotSupported => summary.not_supported += 1,
+            Check::NotApplicable => summary.not_applicable += 1,
+            Check::Declined => summary.declined += 1,
             Check::Skipped => summary.skipped += 1,
             Check::Invalid(why) => summary.invalid.push(format!("case {n}: {why}")),
             Check::Disagree(found) => {

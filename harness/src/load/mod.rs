@@ -3,8 +3,10 @@
 //! (or line), what is wrong and what was expected.
 
 mod checks;
+pub mod ties;
 
 use checks::*;
+pub use ties::Tie;
 
 use crate::capability;
 use crate::case::{CaseFile, CaseSpec, DispatchSpec, ExpectSpec};
@@ -29,6 +31,8 @@ pub struct Case {
     pub file: PathBuf,
     pub description: String,
     pub clauses: Vec<String>,
+    /// Which expected elements decide which clause (see [`ties`]).
+    pub ties: Vec<Tie>,
     pub profiles: Vec<Profile>,
     /// Every capability the case needs: declared and used by its shaders.
     pub requires: Vec<String>,
@@ -84,6 +88,9 @@ pub struct LoadError {
     /// JSON path (`cases[2].scene.instances[0].mask`) or `line L, column C`.
     pub location: String,
     pub message: String,
+    /// When the case names a clause ID the spec-map lacks: that ID (the
+    /// traceability report lists them).
+    pub unknown_clause: Option<String>,
 }
 
 impl std::fmt::Display for LoadError {
@@ -127,6 +134,7 @@ pub fn load_dir(dir: &Path) -> Vec<Result<Case, LoadError>> {
                 case: None,
                 location: "folder".into(),
                 message: format!("cannot read the cases folder: {e}"),
+                unknown_clause: None,
             })]
         }
     };
@@ -146,6 +154,7 @@ pub fn load_dir(dir: &Path) -> Vec<Result<Case, LoadError>> {
                         c.id,
                         first.display()
                     ),
+                    unknown_clause: None,
                 });
             }
         }
@@ -171,6 +180,7 @@ pub fn load_file(root: &Path, file: &Path) -> Vec<Result<Case, LoadError>> {
             case: None,
             location: "file".into(),
             message: format!("cannot read: {e}"),
+            unknown_clause: None,
         })],
     }
 }
@@ -184,6 +194,7 @@ pub fn load_text(root: &Path, file: &Path, text: &str) -> Vec<Result<Case, LoadE
             case: None,
             location: format!("line {}, column {}", e.line(), e.column()),
             message: format!("not valid JSON: {e}"),
+            unknown_clause: None,
         })],
     }
 }
@@ -201,6 +212,7 @@ pub fn load_json(
             case: None,
             location,
             message,
+            unknown_clause: None,
         })]
     };
     let parsed: Result<CaseFile, _> = serde_path_to_error::deserialize(json);
@@ -258,6 +270,7 @@ fn load_case(
         case: id.clone(),
         location: path,
         message,
+        unknown_clause: None,
     };
     let at = |path: &str| -> String {
         let key = path.split(['.', '[']).next().unwrap_or("");
@@ -289,6 +302,21 @@ fn load_case(
         ));
     }
     check_case(&spec, &at).map_err(|(p, m)| error(p, m))?;
+    if let Some((i, unknown)) = spec
+        .clauses
+        .iter()
+        .enumerate()
+        .find(|(_, c)| !crate::spec_map::is_known_clause(c))
+    {
+        return Err(LoadError {
+            unknown_clause: Some(unknown.clone()),
+            ..error(
+                at(&format!("clauses[{i}]")),
+                format!("`{unknown}` is no clause of the spec-map (spec-map/*.json); expected the ID of a registered clause"),
+            )
+        });
+    }
+    let ties = ties::parse(&spec, &at).map_err(|(p, m)| error(p, m))?;
     if let Some(layout) = layout_expectation(&spec, &at).map_err(|(p, m)| error(p, m))? {
         return Ok(layout_case(file, prefix, &spec, layout));
     }
@@ -368,6 +396,7 @@ fn load_case(
         file: file.to_path_buf(),
         description: spec.description.clone(),
         clauses: spec.clauses.clone(),
+        ties,
         profiles: spec.profiles.clone(),
         requires,
         reading: spec.reading.clone(),
@@ -402,6 +431,7 @@ fn layout_case(file: &Path, prefix: &str, spec: &CaseSpec, layout: LayoutExpect)
         file: file.to_path_buf(),
         description: spec.description.clone(),
         clauses: spec.clauses.clone(),
+        ties: Vec::new(),
         profiles: spec.profiles.clone(),
         requires: vec!["sbt_layout".to_string()],
         reading: spec.reading.clone(),

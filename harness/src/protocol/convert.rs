@@ -85,6 +85,7 @@ pub fn case_of(request: &Request) -> Result<Case, String> {
         file: PathBuf::from("<request>"),
         description: String::new(),
         clauses: Vec::new(),
+        ties: Vec::new(),
         profiles: Vec::new(),
         requires: request.requires.clone(),
         reading: None,
