@@ -142,11 +142,13 @@ fn unexpressible(case: &Case) -> Result<(), String> {
     let geometries = || case.scene.blas.iter().flat_map(|b| &b.geometries);
     let boxes = geometries().any(|g| matches!(g.primitives, Primitives::Aabbs(_)));
     let triangles = geometries().any(|g| matches!(g.primitives, Primitives::Triangles(_)));
+    // A record with shaders but no intersection shader; a record with no
+    // shader at all is the null hit group (a zero handle), valid anywhere.
     let no_intersection = case
         .shader_table
         .hit_groups
         .iter()
-        .any(|r| r.intersection.is_none());
+        .any(|r| r.intersection.is_none() && (r.closest_hit.is_some() || r.any_hit.is_some()));
     if boxes && !triangles && no_intersection {
         // A procedural hit group needs an intersection shader
         // (VUID-VkRayTracingShaderGroupCreateInfoKHR-type-03475), and a
@@ -176,7 +178,11 @@ impl Backend for VulkanBackend {
                 "only cases that run shaders".into(),
             ));
         }
-        let mut guard = self.device().map_err(BackendError::NotSupported)?;
+        // The device was there at the start; losing it for good is an
+        // error of the run, not a case the backend declines.
+        let mut guard = self
+            .device()
+            .map_err(|e| BackendError::Failed(format!("no Vulkan device: {e}")))?;
         let Ok(gpu) = &*guard else {
             unreachable!("device() returns only a present device")
         };

@@ -1,6 +1,7 @@
 //! `ser-vulkan`: the Vulkan backend as a process backend of
 //! `ser-conformance` (`--backend vulkan`, or `--backend exec:ser-vulkan`).
-//! `ser-vulkan --probe` prints the device it would use.
+//! `ser-vulkan --probe` prints the device it would use. Without a device it
+//! does not start (exit status 2, the reason on stderr).
 
 use ser_harness::backend::Backend;
 use ser_harness::protocol::serve::serve;
@@ -55,9 +56,16 @@ fn main() -> ExitCode {
             }
         };
     }
+    // Without a device nothing can be judged: the backend does not start,
+    // rather than declining every case inside its claim.
+    let backend = VulkanBackend::new();
+    if let Err(e) = backend.device() {
+        eprintln!("ser-vulkan: no Vulkan device to run cases on: {e}");
+        return ExitCode::from(2);
+    }
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
-    match serve(|_| Box::new(VulkanBackend::new()), stdin, stdout, &[]) {
+    match serve(|_| Box::new(backend), stdin, stdout, &[]) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("ser-vulkan: {e}");

@@ -160,7 +160,7 @@ impl Gpu {
         }
         .map_err(|(_, e)| format!("vkCreateRayTracingPipelinesKHR: {e}"))?[0];
         let h = self.props.handle_size as usize;
-        let handles = unsafe {
+        let mut handles = unsafe {
             self.rt.get_ray_tracing_shader_group_handles(
                 pipeline,
                 0,
@@ -169,6 +169,16 @@ impl Gpu {
             )
         }
         .map_err(|e| format!("vkGetRayTracingShaderGroupHandlesKHR: {e}"))?;
+        // A hit-group record with no shader is the null hit group: a
+        // shader group handle of all zeros, whose shaders are all
+        // VK_SHADER_UNUSED_KHR (vk.confirmation.aabb.unused_intersection_shader_no_processing).
+        let first_hit_group = 1 + desc.table.miss.len();
+        for (j, r) in desc.table.hit_groups.iter().enumerate() {
+            if r.closest_hit.is_none() && r.any_hit.is_none() && r.intersection.is_none() {
+                let g = first_hit_group + j;
+                handles[g * h..(g + 1) * h].fill(0);
+            }
+        }
         let table_layout =
             layout::layout(&self.rules(), desc.table).map_err(|e| format!("shader table: {e}"))?;
         let (sbt, regions) = self.sbt(&table_layout, &handles, h)?;
