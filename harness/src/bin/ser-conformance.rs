@@ -339,7 +339,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
 fn parse_timeout(t: Option<f64>) -> Result<Option<Duration>, String> {
     match t {
         None => Ok(Some(DEFAULT_TIMEOUT)),
-        Some(t) if t == 0.0 => Ok(None),
+        Some(0.0) => Ok(None),
         Some(t) if t.is_finite() && t > 0.0 && t < 1e9 => Ok(Some(Duration::from_secs_f64(t))),
         Some(t) => Err(format!(
             "--timeout {t}: expected a number of seconds (0 for no limit)"

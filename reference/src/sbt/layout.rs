@@ -189,7 +189,7 @@ impl std::fmt::Display for LayoutError {
 pub fn argument_bytes(rules: &Rules, args: &[LocalArgument]) -> Result<Vec<Option<u8>>, String> {
     let mut out: Vec<Option<u8>> = Vec::new();
     let pad_to = |out: &mut Vec<Option<u8>>, align: usize| {
-        while out.len() % align != 0 {
+        while !out.len().is_multiple_of(align) {
             out.push(None);
         }
     };
@@ -361,7 +361,7 @@ pub enum ConstantLoad {
 /// arguments, after the shader identifier
 /// (`ser.hit_object.load_local_root_table_constant.offset_after_shader_identifier`).
 pub fn load_constant(arguments: &[Option<u8>], offset: u32) -> ConstantLoad {
-    if offset % 4 != 0 {
+    if !offset.is_multiple_of(4) {
         return ConstantLoad::Misaligned;
     }
     let o = offset as usize;
