@@ -6,7 +6,9 @@ It "implements" only NOP hit objects: a raygeneration shader made of
 `HitObject h;` / `HitObject h = HitObject::MakeNop();` declarations and
 stores `Out[i] = h.Accessor();` of scalar accessors into scalar buffers.
 It reads the shaders from the request's JSON IR. Every other case gets
-`not_supported` with the reason.
+`not_supported` with the reason: a declined case inside the claim (the
+profile, no optional capability), which the runner counts against it, so
+its verdict is NOT CONFORMANT with some 500 gaps, as it should be.
 
 Run it:  ser-conformance --backend "exec:python3 examples/python-backend/nop_backend.py"
 """

@@ -19,6 +19,15 @@ pub struct Claim {
     pub capabilities: Vec<String>,
 }
 
+/// Capabilities that make a kind of case rather than a feature of the
+/// model: the first reason to count a case under.
+const CASE_KINDS: [&str; 4] = [
+    "validation",
+    "sbt_layout",
+    "undefined_behaviour_diagnosis",
+    "schedule_control",
+];
+
 /// Why a case lies outside a claim.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -31,11 +40,24 @@ pub enum Outside {
 
 impl Outside {
     /// The reason in a word or two, for counting not-applicable cases:
-    /// `other profiles`, or the missing capabilities joined by `+`.
+    /// `other profiles`, or the one missing capability that says most (the
+    /// kind of case first: a negative case needing `callable_shaders` too
+    /// counts under `validation`).
     pub fn category(&self) -> String {
         match self {
             Outside::Profile { .. } => "other profiles".into(),
-            Outside::Capabilities { missing } => missing.join(" + "),
+            Outside::Capabilities { missing } => {
+                let rank = |c: &String| {
+                    let kind = CASE_KINDS.iter().position(|k| k == c);
+                    let order = CAPABILITIES.iter().position(|(n, _)| n == c);
+                    kind.unwrap_or(CASE_KINDS.len() + order.unwrap_or(CAPABILITIES.len()))
+                };
+                missing
+                    .iter()
+                    .min_by_key(|c| rank(c))
+                    .cloned()
+                    .unwrap_or_default()
+            }
         }
     }
 
@@ -151,9 +173,13 @@ mod tests {
         };
         assert_eq!(p.category(), "other profiles");
         let c = Outside::Capabilities {
-            missing: vec!["ray_query".into(), "hit_object_from_ray_query".into()],
+            missing: vec!["hit_object_from_ray_query".into(), "ray_query".into()],
         };
-        assert_eq!(c.category(), "ray_query + hit_object_from_ray_query");
+        assert_eq!(c.category(), "ray_query");
+        let negative = Outside::Capabilities {
+            missing: vec!["callable_shaders".into(), "validation".into()],
+        };
+        assert_eq!(negative.category(), "validation");
         let claim = Claim::new(Profile::VulkanNv, &[]);
         assert!(p
             .message(&claim)
