@@ -310,3 +310,26 @@ fn a_filtered_run_still_reports_a_file_that_does_not_load() {
         "the broken file is reported although the filter does not name it: {verdicts:?}"
     );
 }
+
+#[test]
+fn a_recursion_depth_past_what_a_pipeline_may_declare_is_rejected() {
+    let at = |depth: u32| {
+        errors_for(
+            "recursion_depth",
+            &file_with(&[variant(|v| {
+                v["pipeline"] = serde_json::json!({"max_recursion_depth": depth})
+            })]),
+        )
+    };
+    assert!(at(31).is_empty(), "31 is the largest D3D12 allows");
+    let errs = at(32);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].location, "cases[0].pipeline.max_recursion_depth");
+    assert!(
+        errs[0]
+            .message
+            .contains("32 is past the largest a pipeline may declare, 31"),
+        "{}",
+        errs[0]
+    );
+}

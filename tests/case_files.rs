@@ -54,3 +54,25 @@ fn every_case_file_parses_as_json_with_cases() {
         );
     }
 }
+
+/// The capability table of cases/README.md names every capability the
+/// harness knows, and no other.
+#[test]
+fn the_readme_lists_every_capability() {
+    let readme = std::fs::read_to_string(ser_tests::cases_dir().join("README.md")).unwrap();
+    let section = readme
+        .split("## Capabilities")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a Capabilities section");
+    let listed: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .collect();
+    let known: Vec<&str> = ser_harness::capability::CAPABILITIES
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    assert_eq!(listed, known);
+}

@@ -8,10 +8,10 @@
 pub mod backend;
 pub mod baseline;
 pub mod capability;
+pub mod case;
 pub mod claim;
 pub mod conclusion;
 pub mod console;
-pub mod case;
 pub mod expect;
 pub mod fuzz;
 pub mod junit;

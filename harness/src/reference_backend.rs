@@ -4,6 +4,7 @@ use crate::backend::{Backend, BackendError, Execution, Output};
 use crate::capability::CAPABILITIES;
 use crate::load::{Case, Expected};
 use ser_reference::exec::schedule::Schedule;
+use ser_reference::mutation;
 use ser_reference::program::Program;
 use ser_reference::sbt::layout;
 use ser_reference::validate::{has_errors, validate};
@@ -17,6 +18,15 @@ pub enum Evaluation {
     Diagnostics(Vec<ser_reference::validate::Diagnostic>),
     Ran(ser_reference::RunResult),
 }
+
+/// The stack of the thread the reference runs each case on. The validator
+/// and the interpreter recurse on the machine stack: the interpreter up to
+/// [`ser_reference::exec::MAX_EVALUATION_DEPTH`] levels, which took 26 MiB
+/// in a debug build and 3.6 MiB optimised (shaders tracing from inside
+/// 250 nested calls until that limit); one shader nested to the language's
+/// limit takes at most 13 MiB and 1.9 MiB. Only the stack a case uses is
+/// touched.
+pub const REFERENCE_STACK: usize = 128 << 20;
 
 pub struct ReferenceBackend {
     pub options: RunOptions,
@@ -36,7 +46,27 @@ impl ReferenceBackend {
     /// output: a layout case's layout, the compiler's diagnostics (a
     /// negative case, or a program with errors; warnings do not stop a
     /// run), or the legal outcomes of a run, faults with their codes.
+    ///
+    /// It runs on a thread of its own with [`REFERENCE_STACK`] bytes of
+    /// stack, so that the deepest program the limits allow runs whatever
+    /// thread calls it (a test's, the runner's, `serve`'s main thread).
+    /// A mutant's mutation ([`ser_reference::mutation`]) goes to that
+    /// thread, and the rule sites reached there come back.
     pub fn evaluate(&self, case: &Case) -> Result<Evaluation, BackendError> {
+        let mutation = mutation::state();
+        let run = || mutation.enter(|| self.evaluate_here(case));
+        match ser_lang::nesting::on_stack("reference", REFERENCE_STACK, run) {
+            Ok((evaluation, sites)) => {
+                mutation::merge(&sites);
+                evaluation
+            }
+            Err(e) => Err(BackendError::Failed(format!(
+                "cannot start the reference's thread: {e}"
+            ))),
+        }
+    }
+
+    fn evaluate_here(&self, case: &Case) -> Result<Evaluation, BackendError> {
         if let Expected::Layout(expect) = &case.expect {
             let rules = layout::Rules::for_api(expect.api());
             return Ok(Evaluation::Layout(layout::layout(

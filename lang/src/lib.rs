@@ -13,6 +13,7 @@ pub mod ast;
 pub mod error;
 pub mod lexer;
 pub mod names;
+pub mod nesting;
 pub mod parser;
 pub mod printer;
 pub mod span;

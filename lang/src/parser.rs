@@ -1,14 +1,42 @@
 //! Recursive-descent parser from shader text to the IR.
+//!
+//! Every place where the grammar nests (a statement in a statement, an
+//! operand, an argument, parentheses) goes through [`Parser::nested`], and
+//! every loop that wraps the node built so far in a new one (binary
+//! operators, postfix `.`, `[]`, `++`, and the first operand of `?:` and of
+//! assignments) through [`Parser::wrap`]: both check
+//! [`crate::nesting::MAX_NESTING`] before going deeper, so neither the
+//! parser's recursion nor the tree it builds exceeds the limit (see
+//! [`crate::nesting`]).
 
 use crate::ast::*;
 use crate::error::ParseError;
 use crate::lexer::{tokenize, Tok, Token};
 use crate::names;
+use crate::nesting::Guard;
 use crate::span::Span;
 use std::collections::HashSet;
 
-/// Parses a shader library.
+/// The stack of the parser's thread. The parser recurses a few frames per
+/// level of nesting, up to [`crate::nesting::MAX_NESTING`] levels: about
+/// 21 KiB a level in a debug build, 5.2 MiB at the limit (3.4 KiB and
+/// 0.9 MiB optimised), more than a test thread's 2 MiB.
+pub const PARSER_STACK: usize = 32 << 20;
+
+/// Parses a shader library, on a thread of its own with [`PARSER_STACK`]
+/// bytes of stack, so that text nested up to the limit parses whatever
+/// thread calls this.
 pub fn parse(src: &str) -> Result<Library, ParseError> {
+    crate::nesting::on_stack("ser-lang parser", PARSER_STACK, || parse_here(src)).unwrap_or_else(
+        |e| {
+            let message = format!("cannot start the parser's thread: {e}");
+            Err(ParseError::new(Span::default(), message))
+        },
+    )
+}
+
+/// Parses a shader library on the calling thread.
+fn parse_here(src: &str) -> Result<Library, ParseError> {
     let tokens = tokenize(src)?;
     let mut p = Parser {
         tokens,
@@ -18,6 +46,7 @@ pub fn parse(src: &str) -> Result<Library, ParseError> {
             .map(|(n, _)| n.to_string())
             .collect(),
         within: None,
+        guard: Guard::default(),
     };
     p.library().map_err(|mut e| {
         e.within = p.within.clone();
@@ -47,6 +76,7 @@ struct Parser {
     pos: usize,
     structs: HashSet<String>,
     within: Option<String>,
+    guard: Guard,
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -133,6 +163,33 @@ impl Parser {
             }
             _ => self.error("an integer"),
         }
+    }
+
+    // ---- nesting ------------------------------------------------------
+
+    /// Parses a child of the node being parsed, one level deeper.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        self.guard.enter(self.span())?;
+        let r = f(self);
+        self.guard.leave();
+        r
+    }
+
+    /// Parses a node whose first operand `f` may wrap (with [`Self::wrap`])
+    /// in new nodes as it goes.
+    fn operand_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        let outer = self.guard.open();
+        let r = f(self);
+        self.guard.close(outer);
+        r
+    }
+
+    /// Before the node built so far in this operand scope becomes the first
+    /// operand of a new node, made at the current token.
+    fn wrap(&mut self) -> PResult<Span> {
+        let span = self.span();
+        self.guard.wrap(span)?;
+        Ok(span)
     }
 
     // ---- declarations -------------------------------------------------
@@ -426,7 +483,7 @@ impl Parser {
                 self.expect_punct("<")?;
                 // The flags argument ends at `>`: no comparison or shift
                 // operator is taken as part of it (parenthesise those).
-                let flags = self.unary()?;
+                let flags = self.nested(Self::unary)?;
                 self.expect_punct(">")?;
                 Ok(Type::RayQuery(Box::new(flags)))
             }
@@ -453,9 +510,16 @@ impl Parser {
     }
 
     fn stmt(&mut self) -> PResult<Stmt> {
-        let span = self.span();
-        let kind = self.stmt_kind()?;
-        Ok(Stmt { kind, span })
+        self.nested(|p| {
+            let span = p.span();
+            let kind = p.stmt_kind()?;
+            Ok(Stmt { kind, span })
+        })
+    }
+
+    /// An expression that is a child of the node being parsed.
+    fn child_expr(&mut self) -> PResult<Expr> {
+        self.nested(Self::expr)
     }
 
     fn stmt_kind(&mut self) -> PResult<StmtKind> {
@@ -467,7 +531,7 @@ impl Parser {
                 "if" => {
                     self.bump();
                     self.expect_punct("(")?;
-                    let cond = self.expr()?;
+                    let cond = self.child_expr()?;
                     self.expect_punct(")")?;
                     let then_branch = Box::new(self.stmt()?);
                     let else_branch = if self.is_ident("else") {
@@ -488,18 +552,18 @@ impl Parser {
                     let init = if self.eat_punct(";") {
                         None
                     } else {
-                        Some(Box::new(self.simple_stmt()?))
+                        Some(Box::new(self.nested(Self::simple_stmt)?))
                     };
                     let cond = if self.is_punct(";") {
                         None
                     } else {
-                        Some(self.expr()?)
+                        Some(self.child_expr()?)
                     };
                     self.expect_punct(";")?;
                     let step = if self.is_punct(")") {
                         None
                     } else {
-                        Some(self.expr()?)
+                        Some(self.child_expr()?)
                     };
                     self.expect_punct(")")?;
                     let body = Box::new(self.stmt()?);
@@ -513,7 +577,7 @@ impl Parser {
                 "while" => {
                     self.bump();
                     self.expect_punct("(")?;
-                    let cond = self.expr()?;
+                    let cond = self.child_expr()?;
                     self.expect_punct(")")?;
                     let body = Box::new(self.stmt()?);
                     return Ok(StmtKind::While { cond, body });
@@ -526,7 +590,7 @@ impl Parser {
                     }
                     self.bump();
                     self.expect_punct("(")?;
-                    let cond = self.expr()?;
+                    let cond = self.child_expr()?;
                     self.expect_punct(")")?;
                     self.expect_punct(";")?;
                     return Ok(StmtKind::DoWhile { body, cond });
@@ -546,7 +610,7 @@ impl Parser {
                     let value = if self.is_punct(";") {
                         None
                     } else {
-                        Some(self.expr()?)
+                        Some(self.child_expr()?)
                     };
                     self.expect_punct(";")?;
                     return Ok(StmtKind::Return(value));
@@ -574,7 +638,7 @@ impl Parser {
                 span,
             });
         }
-        let e = self.expr()?;
+        let e = self.child_expr()?;
         self.expect_punct(";")?;
         Ok(Stmt {
             kind: StmtKind::Expr(e),
@@ -595,7 +659,7 @@ impl Parser {
                 None
             };
             let init = if self.eat_punct("=") {
-                Some(self.assignment()?)
+                Some(self.child_expr()?)
             } else {
                 None
             };
@@ -622,56 +686,62 @@ impl Parser {
     }
 
     fn assignment(&mut self) -> PResult<Expr> {
-        let lhs = self.ternary()?;
-        let op = match self.peek() {
-            Tok::Punct("=") => None,
-            Tok::Punct(p) => match compound_assign(p) {
-                Some(op) => Some(op),
-                None => return Ok(lhs),
-            },
-            _ => return Ok(lhs),
-        };
-        let span = self.span();
-        self.bump();
-        let rhs = self.assignment()?;
-        Ok(Expr {
-            kind: ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)),
-            span,
+        self.operand_scope(|p| {
+            let lhs = p.ternary()?;
+            let op = match p.peek() {
+                Tok::Punct("=") => None,
+                Tok::Punct(q) => match compound_assign(q) {
+                    Some(op) => Some(op),
+                    None => return Ok(lhs),
+                },
+                _ => return Ok(lhs),
+            };
+            let span = p.wrap()?;
+            p.bump();
+            let rhs = p.child_expr()?;
+            Ok(Expr {
+                kind: ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            })
         })
     }
 
     fn ternary(&mut self) -> PResult<Expr> {
-        let cond = self.binary(1)?;
-        if !self.is_punct("?") {
-            return Ok(cond);
-        }
-        let span = self.span();
-        self.bump();
-        let a = self.assignment()?;
-        self.expect_punct(":")?;
-        let b = self.assignment()?;
-        Ok(Expr {
-            kind: ExprKind::Ternary(Box::new(cond), Box::new(a), Box::new(b)),
-            span,
+        self.operand_scope(|p| {
+            let cond = p.binary(1)?;
+            if !p.is_punct("?") {
+                return Ok(cond);
+            }
+            let span = p.wrap()?;
+            p.bump();
+            let a = p.child_expr()?;
+            p.expect_punct(":")?;
+            let b = p.child_expr()?;
+            Ok(Expr {
+                kind: ExprKind::Ternary(Box::new(cond), Box::new(a), Box::new(b)),
+                span,
+            })
         })
     }
 
     /// Precedence climbing over binary operators of at least `min` strength.
     fn binary(&mut self, min: u8) -> PResult<Expr> {
-        let mut lhs = self.unary()?;
-        while let Some(op) = self.peek_binary_op() {
-            if op.precedence() < min {
-                break;
+        self.operand_scope(|p| {
+            let mut lhs = p.unary()?;
+            while let Some(op) = p.peek_binary_op() {
+                if op.precedence() < min {
+                    break;
+                }
+                let span = p.wrap()?;
+                p.bump();
+                let rhs = p.nested(|p| p.binary(op.precedence() + 1))?;
+                lhs = Expr {
+                    kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                    span,
+                };
             }
-            let span = self.span();
-            self.bump();
-            let rhs = self.binary(op.precedence() + 1)?;
-            lhs = Expr {
-                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-                span,
-            };
-        }
-        Ok(lhs)
+            Ok(lhs)
+        })
     }
 
     fn peek_binary_op(&self) -> Option<BinaryOp> {
@@ -692,7 +762,7 @@ impl Parser {
         };
         if let Some(op) = op {
             self.bump();
-            let e = self.unary()?;
+            let e = self.nested(Self::unary)?;
             return Ok(Expr {
                 kind: ExprKind::Unary(op, Box::new(e)),
                 span,
@@ -701,7 +771,7 @@ impl Parser {
         if self.is_punct("++") || self.is_punct("--") {
             let increment = self.is_punct("++");
             self.bump();
-            let target = Box::new(self.unary()?);
+            let target = Box::new(self.nested(Self::unary)?);
             return Ok(Expr {
                 kind: ExprKind::IncDec {
                     increment,
@@ -720,7 +790,7 @@ impl Parser {
                     self.bump();
                     let ty = self.ty()?;
                     self.expect_punct(")")?;
-                    let e = self.unary()?;
+                    let e = self.nested(Self::unary)?;
                     return Ok(Expr {
                         kind: ExprKind::Cast(ty, Box::new(e)),
                         span,
@@ -732,9 +802,22 @@ impl Parser {
     }
 
     fn postfix(&mut self) -> PResult<Expr> {
+        self.operand_scope(Self::postfix_chain)
+    }
+
+    /// A primary expression and its chain of `.member`, `.method()`, `[i]`,
+    /// `++` and `--`, each wrapping what comes before it.
+    fn postfix_chain(&mut self) -> PResult<Expr> {
         let mut e = self.primary()?;
         loop {
-            let span = self.span();
+            if !(self.is_punct(".")
+                || self.is_punct("[")
+                || self.is_punct("++")
+                || self.is_punct("--"))
+            {
+                return Ok(e);
+            }
+            let span = self.wrap()?;
             if self.eat_punct(".") {
                 let name = self.ident()?;
                 let template = self.method_template(&name)?;
@@ -756,13 +839,13 @@ impl Parser {
                     };
                 }
             } else if self.eat_punct("[") {
-                let index = self.expr()?;
+                let index = self.child_expr()?;
                 self.expect_punct("]")?;
                 e = Expr {
                     kind: ExprKind::Index(Box::new(e), Box::new(index)),
                     span,
                 };
-            } else if self.is_punct("++") || self.is_punct("--") {
+            } else {
                 let increment = self.is_punct("++");
                 self.bump();
                 e = Expr {
@@ -773,8 +856,6 @@ impl Parser {
                     },
                     span,
                 };
-            } else {
-                return Ok(e);
             }
         }
     }
@@ -795,7 +876,7 @@ impl Parser {
         let mut args = Vec::new();
         if !self.is_punct(")") {
             loop {
-                args.push(self.assignment()?);
+                args.push(self.child_expr()?);
                 if !self.eat_punct(",") {
                     break;
                 }
@@ -821,8 +902,10 @@ impl Parser {
                 ExprKind::float(v, suffix)
             }
             Tok::Punct("(") => {
+                // Parentheses count as a level: the tree keeps none, but
+                // the parser recurses through them.
                 self.bump();
-                let e = self.expr()?;
+                let e = self.child_expr()?;
                 self.expect_punct(")")?;
                 return Ok(e);
             }

@@ -295,6 +295,49 @@ pub fn with<R>(m: Option<Mutation>, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// A thread's mutation state: the mutation in force, and whether rule
+/// sites are being recorded ([`reached`]). Work that moves to another
+/// thread (the reference runs each case on a stack of its own) takes it
+/// along with [`State::enter`], and brings the sites back with [`merge`].
+#[derive(Clone, Copy, Debug)]
+pub struct State {
+    active: Option<Mutation>,
+    recording: bool,
+}
+
+/// This thread's mutation state.
+pub fn state() -> State {
+    State {
+        active: ACTIVE.with(Cell::get),
+        recording: REACHED.with(|r| r.borrow().is_some()),
+    }
+}
+
+impl State {
+    /// Runs `f` on this thread under the state; gives its result, and the
+    /// sites it reached when the state records.
+    pub fn enter<R>(self, f: impl FnOnce() -> R) -> (R, Vec<Mutation>) {
+        with(self.active, || {
+            if self.recording {
+                reached(f)
+            } else {
+                (f(), Vec::new())
+            }
+        })
+    }
+}
+
+/// Records `sites`, reached on another thread for this one, as reached here.
+pub fn merge(sites: &[Mutation]) {
+    REACHED.with(|r| {
+        if let Some(seen) = r.borrow_mut().as_mut() {
+            for m in sites {
+                seen[*m as usize] = true;
+            }
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,6 +364,21 @@ mod tests {
             !active(m),
             "a panic inside `with` leaves no mutation behind"
         );
+    }
+
+    #[test]
+    fn the_state_goes_to_another_thread_and_its_sites_come_back() {
+        let m = Mutation::NopRayTminOne;
+        let ((), sites) = reached(|| {
+            with(Some(m), || {
+                let state = state();
+                let (was_active, there) =
+                    std::thread::scope(|s| s.spawn(|| state.enter(|| active(m))).join().unwrap());
+                assert!(was_active);
+                merge(&there);
+            })
+        });
+        assert_eq!(sites, [m]);
     }
 
     #[test]

@@ -40,6 +40,16 @@ pub enum FaultCode {
 
     /// The interpreter's step budget ran out (an endless loop).
     StepBudgetExhausted,
+    /// Statements, expressions, calls and shader invocations nested deeper
+    /// at run time than the reference evaluates
+    /// ([`crate::exec::MAX_EVALUATION_DEPTH`]): its evaluator recurses on the
+    /// machine stack.
+    EvaluationDepthExceeded,
+    /// `CallShader` nested deeper than the reference follows
+    /// ([`crate::exec::MAX_CALL_SHADER_DEPTH`]). DXR and Vulkan bound
+    /// callable shader nesting only by the pipeline's stack size, which the
+    /// reference does not model.
+    CallShaderDepthExceeded,
     /// The number of legal outcomes is too large to enumerate.
     TooManyOutcomes,
     /// A program the reference cannot run (unknown name, wrong argument
@@ -63,13 +73,15 @@ impl FaultCode {
             FaultCode::InvalidFlags => "invalid_flags",
             FaultCode::InvalidValue => "invalid_value",
             FaultCode::StepBudgetExhausted => "step_budget_exhausted",
+            FaultCode::EvaluationDepthExceeded => "evaluation_depth_exceeded",
+            FaultCode::CallShaderDepthExceeded => "call_shader_depth_exceeded",
             FaultCode::TooManyOutcomes => "too_many_outcomes",
             FaultCode::Unsupported => "unsupported",
             FaultCode::UnspecifiedControl => "unspecified_control",
         }
     }
 
-    pub const ALL: [FaultCode; 14] = [
+    pub const ALL: [FaultCode; 16] = [
         FaultCode::RecursionDepthExceeded,
         FaultCode::HitGroupRecordOutOfRange,
         FaultCode::MissRecordOutOfRange,
@@ -81,6 +93,8 @@ impl FaultCode {
         FaultCode::InvalidFlags,
         FaultCode::InvalidValue,
         FaultCode::StepBudgetExhausted,
+        FaultCode::EvaluationDepthExceeded,
+        FaultCode::CallShaderDepthExceeded,
         FaultCode::TooManyOutcomes,
         FaultCode::Unsupported,
         FaultCode::UnspecifiedControl,
@@ -96,6 +110,8 @@ impl FaultCode {
         !matches!(
             self,
             FaultCode::StepBudgetExhausted
+                | FaultCode::EvaluationDepthExceeded
+                | FaultCode::CallShaderDepthExceeded
                 | FaultCode::TooManyOutcomes
                 | FaultCode::Unsupported
                 | FaultCode::UnspecifiedControl

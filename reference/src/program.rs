@@ -8,6 +8,11 @@ use ser_lang::parser::numeric_type;
 use ser_lang::Span;
 use std::collections::{BTreeMap, HashSet};
 
+mod calls;
+mod types;
+
+pub use types::MAX_VALUE_SCALARS;
+
 /// A name or signature error in a library, located in its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgramError {
@@ -131,6 +136,7 @@ impl Program {
             local_constants: Vec::new(),
             payloads: BTreeMap::new(),
         };
+        let mut shapes = types::Shapes::new(&program.structs);
         let mut seen = HashSet::new();
         for (i, item) in library.items.iter().enumerate() {
             let (span, name) = match item {
@@ -164,6 +170,7 @@ impl Program {
                         Ok(None) => {}
                         Err(m) => return Err(err(s.span, Some(&s.name), m)),
                     }
+                    shapes.add_struct(s)?;
                     program.structs.insert(
                         s.name.clone(),
                         s.fields
@@ -243,6 +250,12 @@ impl Program {
             }
         }
         program.library = library;
+        calls::check(&program.library, &program.functions)?;
+        for item in &program.library.items {
+            if let Item::Function(f) = item {
+                shapes.check_function(f)?;
+            }
+        }
         let checker = NameCheck { program: &program };
         for item in &program.library.items {
             if let Item::Function(f) = item {

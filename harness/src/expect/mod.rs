@@ -132,25 +132,62 @@ pub fn parse_component(j: &Json, ty: ScalarType, path: &str) -> Result<Expect, P
     }
 }
 
-/// Expands `{"repeat": x, "count": n}` entries of an element list.
-pub fn expand_repeats(list: &[Json], path: &str) -> Result<Vec<(String, Json)>, ParseError> {
-    let mut out = Vec::new();
+/// The most elements a buffer may have (the largest in `cases/` has 64).
+/// The loader checks it before it allocates anything for a buffer, so that
+/// a case asking for billions of elements is an error, not a process killed
+/// for memory (`cases/README.md`, "Limits").
+pub const MAX_BUFFER_ELEMENTS: u32 = 65_536;
+
+/// Expands `{"repeat": x, "count": n}` entries of the element list of a
+/// buffer of `elements` elements; `what` names the list's entries in the
+/// error when their number differs (`element(s) expected`). The entries
+/// are counted before any is made, so a list never makes more than the
+/// buffer has.
+pub fn expand_repeats(
+    list: &[Json],
+    path: &str,
+    elements: u32,
+    what: &str,
+) -> Result<Vec<(String, Json)>, ParseError> {
+    let mut total = 0u64;
+    for (i, j) in list.iter().enumerate() {
+        total = total.saturating_add(match repeat(j) {
+            Some(Ok((_, count))) => count,
+            Some(Err(())) => {
+                return err(
+                    &format!("{path}[{i}]"),
+                    "expected {\"repeat\": element, \"count\": n}",
+                )
+            }
+            None => 1,
+        });
+    }
+    if total != u64::from(elements) {
+        return err(path, format!("{total} {what}, the buffer has {elements}"));
+    }
+    let mut out = Vec::with_capacity(elements as usize);
     for (i, j) in list.iter().enumerate() {
         let here = format!("{path}[{i}]");
-        match j.as_object() {
-            Some(o) if o.contains_key("repeat") => {
-                let count = o.get("count").and_then(Json::as_u64);
-                if o.len() != 2 || count.is_none() {
-                    return err(&here, "expected {\"repeat\": element, \"count\": n}");
-                }
-                for _ in 0..count.expect("checked") {
-                    out.push((format!("{here}.repeat"), o["repeat"].clone()));
-                }
+        match repeat(j) {
+            Some(Ok((element, count))) => {
+                let entry = (format!("{here}.repeat"), element.clone());
+                out.extend(std::iter::repeat_n(entry, count as usize));
             }
             _ => out.push((here, j.clone())),
         }
     }
     Ok(out)
+}
+
+/// A `{"repeat": element, "count": n}` entry: the element and the count;
+/// an error if it is malformed; `None` for any other entry.
+fn repeat(j: &Json) -> Option<Result<(&Json, u64), ()>> {
+    let o = j.as_object().filter(|o| o.contains_key("repeat"))?;
+    let count = o.get("count").and_then(Json::as_u64);
+    Some(match count {
+        Some(n) if o.len() == 2 => Ok((&o["repeat"], n)),
+        _ => Err(()),
+    })
 }
 
 /// Parses the expectations of a buffer of `elements` elements.
@@ -160,16 +197,7 @@ pub fn parse_buffer(
     elements: u32,
     path: &str,
 ) -> Result<BufferExpect, ParseError> {
-    let entries = expand_repeats(list, path)?;
-    if entries.len() != elements as usize {
-        return err(
-            path,
-            format!(
-                "{} element(s) expected, the buffer has {elements}",
-                entries.len()
-            ),
-        );
-    }
+    let entries = expand_repeats(list, path, elements, "element(s) expected")?;
     let n = element.components as usize;
     let mut words = Vec::with_capacity(entries.len() * n);
     for (p, j) in &entries {

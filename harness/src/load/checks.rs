@@ -15,7 +15,21 @@ use std::collections::BTreeMap;
 
 pub(super) type Check<T> = Result<T, (String, String)>;
 
+/// The largest `MaxTraceRecursionDepth` a pipeline may declare: DXR's
+/// `D3D12_RAYTRACING_MAX_DECLARABLE_TRACE_RECURSION_DEPTH` (Vulkan devices
+/// report their own `maxRayRecursionDepth`, 31 on NVIDIA's).
+pub const MAX_TRACE_RECURSION_DEPTH: u32 = 31;
+
 pub(super) fn check_case(spec: &CaseSpec, at: &dyn Fn(&str) -> String) -> Check<()> {
+    if spec.pipeline.max_recursion_depth > MAX_TRACE_RECURSION_DEPTH {
+        return Err((
+            at("pipeline.max_recursion_depth"),
+            format!(
+                "{} is past the largest a pipeline may declare, {MAX_TRACE_RECURSION_DEPTH} (D3D12_RAYTRACING_MAX_DECLARABLE_TRACE_RECURSION_DEPTH)",
+                spec.pipeline.max_recursion_depth
+            ),
+        ));
+    }
     if spec.clauses.is_empty() {
         return Err((
             at("clauses"),
@@ -253,21 +267,23 @@ pub(super) fn check_buffers(
                 "a buffer has at least one element".into(),
             ));
         }
+        if b.elements > expect::MAX_BUFFER_ELEMENTS {
+            return Err((
+                at(&format!("buffers.{}.elements", decl.name)),
+                format!(
+                    "{} elements; a buffer has at most {} (the case format's limit, see \
+                     cases/README.md)",
+                    b.elements,
+                    expect::MAX_BUFFER_ELEMENTS
+                ),
+            ));
+        }
         let words = match &b.init {
             None => vec![0; b.elements as usize * element.components as usize],
             Some(list) => {
                 let path = at(&format!("buffers.{}.init", decl.name));
-                let entries = expect::expand_repeats(list, &path)?;
-                if entries.len() != b.elements as usize {
-                    return Err((
-                        path,
-                        format!(
-                            "{} initial element(s) given, the buffer has {}",
-                            entries.len(),
-                            b.elements
-                        ),
-                    ));
-                }
+                let entries =
+                    expect::expand_repeats(list, &path, b.elements, "initial element(s) given")?;
                 let mut words = Vec::new();
                 for (p, j) in entries {
                     match (element.components, j.as_array()) {

@@ -47,27 +47,82 @@ fn excerpt(line: &str) -> String {
     out
 }
 
+/// The deepest a message's JSON may nest. A request carries the case's IR,
+/// a few JSON levels for every level of the case language's nesting
+/// ([`ser_lang::nesting::MAX_NESTING`]), far past serde_json's default
+/// limit of 128; anything deeper than this is refused before it is parsed.
+pub const MAX_JSON_DEPTH: usize = 16 * ser_lang::nesting::MAX_NESTING;
+
+/// Nesting past which a line is decoded on a thread with a stack of
+/// [`DEEP_STACK`] bytes (decoding and dropping JSON recurse per level).
+const SHALLOW: usize = 100;
+const DEEP_STACK: usize = 256 << 20;
+
+/// How deep the arrays and objects of a JSON text nest (brackets inside
+/// strings do not count).
+fn json_depth(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
+    for b in text.bytes() {
+        match (in_string, escaped, b) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') => in_string = false,
+            (true, false, _) => {}
+            (false, _, b'"') => in_string = true,
+            (false, _, b'[' | b'{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// Decodes one line as the message `what` names.
-pub fn decode<T: Message>(what: &str, line: &str) -> Result<T, ProtocolError> {
+pub fn decode<T: Message + Send>(what: &str, line: &str) -> Result<T, ProtocolError> {
     let fail = |location: String, message: String| ProtocolError {
         what: what.to_string(),
         location,
         message,
         excerpt: excerpt(line),
     };
-    let value: serde_json::Value = serde_json::from_str(line.trim_end()).map_err(|e| {
-        fail(
-            format!("line 1, column {}", e.column()),
-            format!("not a JSON message: {e}; expected one JSON object per line"),
-        )
-    })?;
-    if !value.is_object() {
+    let depth = json_depth(line);
+    if depth > MAX_JSON_DEPTH {
         return Err(fail(
             "top level".into(),
-            "expected a JSON object with a `type` field".into(),
+            format!("JSON nested {depth} levels deep; a message nests at most {MAX_JSON_DEPTH}"),
         ));
     }
-    T::decode_value(value).map_err(|(location, message)| fail(location, message))
+    let parse = || -> Result<T, ProtocolError> {
+        let mut de = serde_json::Deserializer::from_str(line.trim_end());
+        de.disable_recursion_limit();
+        let value = serde::Deserialize::deserialize(&mut de)
+            .and_then(|v: serde_json::Value| de.end().map(|()| v))
+            .map_err(|e| {
+                fail(
+                    format!("line 1, column {}", e.column()),
+                    format!("not a JSON message: {e}; expected one JSON object per line"),
+                )
+            })?;
+        if !value.is_object() {
+            return Err(fail(
+                "top level".into(),
+                "expected a JSON object with a `type` field".into(),
+            ));
+        }
+        T::decode_value(value).map_err(|(location, message)| fail(location, message))
+    };
+    if depth <= SHALLOW {
+        return parse();
+    }
+    ser_lang::nesting::on_stack("decode", DEEP_STACK, parse).unwrap_or_else(|e| {
+        Err(fail(
+            "top level".into(),
+            format!("cannot start a thread: {e}"),
+        ))
+    })
 }
 
 /// A message type: how to decode it from a JSON object, with the path of
@@ -138,6 +193,31 @@ impl Message for Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_depth_counts_brackets_outside_strings() {
+        assert_eq!(json_depth("{}"), 1);
+        assert_eq!(json_depth(r#"{"a": [[1], {"b": "[[[{"}]}"#), 3);
+        assert_eq!(json_depth(r#"{"a": "\\\"[["}"#), 1);
+    }
+
+    #[test]
+    fn deep_messages_decode_and_deeper_ones_are_refused() {
+        let nested = |n: usize| {
+            format!(
+                "{{\"type\": \"hello\", \"x\": {}1{}}}",
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        };
+        // Deeper than serde_json's default limit: still a message (here a
+        // hello with an unknown field, refused by its field, not its depth).
+        let e = decode::<super::super::wire::RunnerHello>("a hello", &nested(1000)).unwrap_err();
+        assert!(e.message.contains("unknown field `x`"), "{e}");
+        let e = decode::<super::super::wire::RunnerHello>("a hello", &nested(MAX_JSON_DEPTH))
+            .unwrap_err();
+        assert!(e.message.contains("a message nests at most"), "{e}");
+    }
     use crate::protocol::BackendHello;
 
     #[test]

@@ -17,7 +17,10 @@ impl<'a> Thread<'a> {
     pub fn eval<'s>(&'s mut self, e: &'a Expr) -> BoxFut<'s, Ex<Value>> {
         Box::pin(async move {
             self.step()?;
-            match self.eval_kind(e).await {
+            self.descend()?;
+            let r = self.eval_kind(e).await;
+            self.ascend();
+            match r {
                 Err(Exit::Fault(f)) => Err(Exit::Fault(Box::new(self.locate(*f)))),
                 other => other,
             }

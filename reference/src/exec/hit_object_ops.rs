@@ -285,7 +285,7 @@ impl<'a> Thread<'a> {
     /// objects read zero (`ser.hit_object.load_local_root_table_constant.nop_or_unset_query_zero`).
     fn load_local_root_table_constant(&self, h: &HitObject, offset: u32) -> Ex<Value> {
         let Some((table, index)) = h.record() else {
-            if offset % 4 != 0 {
+            if !offset.is_multiple_of(4) {
                 return self.misaligned(offset);
             }
             return Ok(Value::uint(0));

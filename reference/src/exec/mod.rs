@@ -35,6 +35,22 @@ use crate::scene::Scene;
 use memory::Memory;
 use std::collections::BTreeMap;
 
+/// The deepest the reference evaluates at run time, in one thread:
+/// statements, expressions and places nested in one another, through
+/// function calls and shader invocations (`TraceRay`, `CallShader`,
+/// `HitObject::Invoke`). The evaluator recurses on the machine stack (at
+/// most about 52 KiB a level in a debug build, for a call's arguments; 7 KiB
+/// optimised), and the case language bounds only each function's nesting
+/// (`ser_lang::nesting::MAX_NESTING`, counted through calls): this bounds
+/// what shaders calling shaders add up to. Twice the language's limit: a
+/// shader nested to the limit, with room for those it calls.
+pub const MAX_EVALUATION_DEPTH: u32 = 2 * ser_lang::nesting::MAX_NESTING as u32;
+
+/// The deepest `CallShader` nesting the reference follows: callable shaders
+/// calling callable shaders (D3D12 and Vulkan bound it only by the
+/// pipeline's stack size, which the reference does not model).
+pub const MAX_CALL_SHADER_DEPTH: usize = 32;
+
 /// The dispatch a case makes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dispatch {

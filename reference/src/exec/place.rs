@@ -128,82 +128,87 @@ impl<'a> Thread<'a> {
     /// Evaluates an expression to the place it names.
     pub fn place<'s>(&'s mut self, e: &'a Expr) -> BoxFut<'s, Ex<Place>> {
         Box::pin(async move {
-            match &e.kind {
-                ExprKind::Ident(n) => {
-                    if self.local_mut(n).is_none() {
-                        return fault(FaultCode::Unsupported, format!("`{n}` cannot be assigned"));
-                    }
-                    Ok(Place {
-                        root: Root::Local(n.clone()),
-                        steps: Vec::new(),
-                    })
+            self.descend()?;
+            let r = self.place_kind(e).await;
+            self.ascend();
+            r
+        })
+    }
+
+    async fn place_kind(&mut self, e: &'a Expr) -> Ex<Place> {
+        match &e.kind {
+            ExprKind::Ident(n) => {
+                if self.local_mut(n).is_none() {
+                    return fault(FaultCode::Unsupported, format!("`{n}` cannot be assigned"));
                 }
-                ExprKind::Index(base, index) => {
-                    let i = self.eval(index).await?;
-                    let Some(i) = i.as_scalar().cloned() else {
-                        return fault(FaultCode::Unsupported, "an index must be a scalar");
-                    };
-                    if let ExprKind::Ident(n) = &base.kind {
-                        if let Some(b) = self.w.program.buffer_index(n) {
-                            return Ok(Place {
-                                root: Root::Buffer(b, i),
-                                steps: Vec::new(),
-                            });
-                        }
+                Ok(Place {
+                    root: Root::Local(n.clone()),
+                    steps: Vec::new(),
+                })
+            }
+            ExprKind::Index(base, index) => {
+                let i = self.eval(index).await?;
+                let Some(i) = i.as_scalar().cloned() else {
+                    return fault(FaultCode::Unsupported, "an index must be a scalar");
+                };
+                if let ExprKind::Ident(n) = &base.kind {
+                    if let Some(b) = self.w.program.buffer_index(n) {
+                        return Ok(Place {
+                            root: Root::Buffer(b, i),
+                            steps: Vec::new(),
+                        });
                     }
-                    if let Some(why) = &i.unspecified {
-                        return fault(
-                            FaultCode::UnspecifiedControl,
-                            format!("an index is unspecified ({why})"),
-                        );
-                    }
-                    let mut p = self.place(base).await?;
-                    p.steps.push(Step::Index(i.bits as usize));
-                    Ok(p)
                 }
-                ExprKind::Member(base, name) => {
-                    let mut p = self.place(base).await?;
-                    let current = self.read_place(&p)?;
-                    let step = match &current {
-                        Value::Struct { name: s, .. } => {
-                            match self.w.program.field_index(s, name) {
-                                Some((i, _)) => Step::Field(i),
-                                None => {
-                                    return fault(
-                                        FaultCode::Unsupported,
-                                        format!("struct `{s}` has no field `{name}`"),
-                                    )
-                                }
-                            }
-                        }
-                        Value::Vector(c) => match swizzle(name, c.len()) {
-                            Some(ix) => Step::Swizzle(ix),
-                            None => {
-                                return fault(
-                                    FaultCode::Unsupported,
-                                    format!("`.{name}` is not a swizzle of a {}-vector", c.len()),
-                                )
-                            }
-                        },
-                        Value::Scalar(_) if swizzle(name, 1).is_some() => {
-                            Step::Swizzle(swizzle(name, 1).expect("checked"))
-                        }
-                        other => {
+                if let Some(why) = &i.unspecified {
+                    return fault(
+                        FaultCode::UnspecifiedControl,
+                        format!("an index is unspecified ({why})"),
+                    );
+                }
+                let mut p = self.place(base).await?;
+                p.steps.push(Step::Index(i.bits as usize));
+                Ok(p)
+            }
+            ExprKind::Member(base, name) => {
+                let mut p = self.place(base).await?;
+                let current = self.read_place(&p)?;
+                let step = match &current {
+                    Value::Struct { name: s, .. } => match self.w.program.field_index(s, name) {
+                        Some((i, _)) => Step::Field(i),
+                        None => {
                             return fault(
                                 FaultCode::Unsupported,
-                                format!("`.{name}` on {}", other.type_name()),
+                                format!("struct `{s}` has no field `{name}`"),
                             )
                         }
-                    };
-                    if let (Value::Scalar(_), Step::Swizzle(_)) = (&current, &step) {
-                        return Ok(p);
+                    },
+                    Value::Vector(c) => match swizzle(name, c.len()) {
+                        Some(ix) => Step::Swizzle(ix),
+                        None => {
+                            return fault(
+                                FaultCode::Unsupported,
+                                format!("`.{name}` is not a swizzle of a {}-vector", c.len()),
+                            )
+                        }
+                    },
+                    Value::Scalar(_) if swizzle(name, 1).is_some() => {
+                        Step::Swizzle(swizzle(name, 1).expect("checked"))
                     }
-                    p.steps.push(step);
-                    Ok(p)
+                    other => {
+                        return fault(
+                            FaultCode::Unsupported,
+                            format!("`.{name}` on {}", other.type_name()),
+                        )
+                    }
+                };
+                if let (Value::Scalar(_), Step::Swizzle(_)) = (&current, &step) {
+                    return Ok(p);
                 }
-                _ => fault(FaultCode::Unsupported, "this expression cannot be assigned"),
+                p.steps.push(step);
+                Ok(p)
             }
-        })
+            _ => fault(FaultCode::Unsupported, "this expression cannot be assigned"),
+        }
     }
 
     pub fn read_place(&mut self, p: &Place) -> Ex<Value> {

@@ -86,6 +86,9 @@ pub(super) struct Thread<'a> {
     pub index: [u32; 3],
     pub log: ChoiceLog,
     pub steps: u64,
+    /// Statements, expressions and places being evaluated, one inside the
+    /// other (see [`super::MAX_EVALUATION_DEPTH`]).
+    pub nesting: u32,
     /// Current trace recursion depth (0 in raygeneration).
     pub depth: u32,
     /// Dynamic position, for the scheduler (see [`Thread::event`]).
@@ -129,6 +132,7 @@ impl<'a> Thread<'a> {
             index,
             log,
             steps: 0,
+            nesting: 0,
             depth: 0,
             path: Vec::new(),
             stack: Vec::new(),
@@ -206,6 +210,27 @@ impl<'a> Thread<'a> {
             );
         }
         Ok(())
+    }
+
+    /// Goes one level deeper into the evaluation; [`Thread::ascend`]
+    /// comes back.
+    pub fn descend(&mut self) -> Ex<()> {
+        if self.nesting >= super::MAX_EVALUATION_DEPTH {
+            return fault(
+                FaultCode::EvaluationDepthExceeded,
+                format!(
+                    "statements and expressions nested more than {} levels deep, through \
+                     function calls and shader invocations: a limit of the reference",
+                    super::MAX_EVALUATION_DEPTH
+                ),
+            );
+        }
+        self.nesting += 1;
+        Ok(())
+    }
+
+    pub fn ascend(&mut self) {
+        self.nesting -= 1;
     }
 
     // ---- dynamic position ------------------------------------------------
@@ -436,60 +461,63 @@ impl<'a> Thread<'a> {
     fn exec_stmt<'s>(&'s mut self, s: &'a Stmt) -> BoxFut<'s, Ex<Flow>> {
         Box::pin(async move {
             self.step()?;
-            self.frame().span = s.span;
-            match &s.kind {
-                StmtKind::Block(b) => self.exec_block(b).await,
-                StmtKind::Decl(d) => {
-                    self.declare_vars(d).await?;
+            self.descend()?;
+            let r = self.exec_stmt_kind(s).await;
+            self.ascend();
+            r
+        })
+    }
+
+    async fn exec_stmt_kind(&mut self, s: &'a Stmt) -> Ex<Flow> {
+        self.frame().span = s.span;
+        match &s.kind {
+            StmtKind::Block(b) => self.exec_block(b).await,
+            StmtKind::Decl(d) => {
+                self.declare_vars(d).await?;
+                Ok(Flow::Next)
+            }
+            StmtKind::Expr(e) => {
+                self.eval(e).await?;
+                Ok(Flow::Next)
+            }
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                if self.condition(cond).await? {
+                    self.exec_nested(0, then_branch).await
+                } else if let Some(e) = else_branch {
+                    self.exec_nested(1, e).await
+                } else {
                     Ok(Flow::Next)
-                }
-                StmtKind::Expr(e) => {
-                    self.eval(e).await?;
-                    Ok(Flow::Next)
-                }
-                StmtKind::If {
-                    cond,
-                    then_branch,
-                    else_branch,
-                } => {
-                    if self.condition(cond).await? {
-                        self.exec_nested(0, then_branch).await
-                    } else if let Some(e) = else_branch {
-                        self.exec_nested(1, e).await
-                    } else {
-                        Ok(Flow::Next)
-                    }
-                }
-                StmtKind::For {
-                    init,
-                    cond,
-                    step,
-                    body,
-                } => {
-                    self.push_scope();
-                    let r = self
-                        .exec_for(init.as_deref(), cond.as_ref(), step.as_ref(), body)
-                        .await;
-                    self.pop_scope();
-                    r
-                }
-                StmtKind::While { cond, body } => {
-                    self.exec_loop(Some(cond), None, body, false).await
-                }
-                StmtKind::DoWhile { body, cond } => {
-                    self.exec_loop(Some(cond), None, body, true).await
-                }
-                StmtKind::Break => Ok(Flow::Break),
-                StmtKind::Continue => Ok(Flow::Continue),
-                StmtKind::Return(v) => {
-                    let v = match v {
-                        Some(e) => Some(self.eval(e).await?),
-                        None => None,
-                    };
-                    Ok(Flow::Return(v))
                 }
             }
-        })
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                self.push_scope();
+                let r = self
+                    .exec_for(init.as_deref(), cond.as_ref(), step.as_ref(), body)
+                    .await;
+                self.pop_scope();
+                r
+            }
+            StmtKind::While { cond, body } => self.exec_loop(Some(cond), None, body, false).await,
+            StmtKind::DoWhile { body, cond } => self.exec_loop(Some(cond), None, body, true).await,
+            StmtKind::Break => Ok(Flow::Break),
+            StmtKind::Continue => Ok(Flow::Continue),
+            StmtKind::Return(v) => {
+                let v = match v {
+                    Some(e) => Some(self.eval(e).await?),
+                    None => None,
+                };
+                Ok(Flow::Return(v))
+            }
+        }
     }
 
     async fn exec_for(

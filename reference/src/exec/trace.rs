@@ -759,6 +759,17 @@ impl<'a> Thread<'a> {
         let Some(shader) = record.shader.clone() else {
             return Ok(params);
         };
+        let nested = self.stack.iter().filter(|i| i.stage == Stage::Callable);
+        if nested.count() >= super::MAX_CALL_SHADER_DEPTH {
+            return fault(
+                FaultCode::CallShaderDepthExceeded,
+                format!(
+                    "`CallShader` nested more than {} deep: a limit of the reference (D3D12 and \
+                     Vulkan bound callable shader nesting only by the pipeline's stack size)",
+                    super::MAX_CALL_SHADER_DEPTH
+                ),
+            );
+        }
         let constants = self.w.table.root_constants(Table::Callable, index);
         self.reorder_point(ReorderPoint::ShaderTransition).await;
         let result = self
