@@ -181,3 +181,63 @@ fn backend_results_are_read_from_report_files() {
         .unwrap_err()
         .contains("not a ser-conformance report"));
 }
+
+#[test]
+fn the_report_names_cases_with_unknown_clause_ids() {
+    let dir = ser_tests::scratch("trace_unknown");
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    std::fs::write(
+        cases.join("a.json"),
+        r#"{"cases": [{"name": "stray", "description": "Names a clause the spec-map lacks.",
+            "clauses": ["ser.no_such.clause_here"], "profiles": ["sm69"],
+            "library": ["RWStructuredBuffer<uint> Out : register(u0);", "[shader(\"raygeneration\")]", "void RayGen() { Out[0] = 0; }"],
+            "dispatch": {"raygen": "RayGen"}, "buffers": {"Out": {"elements": 1}}, "expect": {"buffers": {"Out": [0]}}}]}"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let spec_map = ser_tests::cases_dir().join("..").join("spec-map");
+    let summary = ser_harness::traceability::write_report(&spec_map, &cases, &[], &out).unwrap();
+    assert!(
+        summary.contains(
+            "case `a/stray` names `ser.no_such.clause_here`, which is no clause of the spec-map"
+        ),
+        "{summary}"
+    );
+    let md = std::fs::read_to_string(out.join("traceability.md")).unwrap();
+    assert!(md.contains("## Cases that do not load"), "{md}");
+    assert!(md.contains("`a/stray`"));
+    let html = std::fs::read_to_string(out.join("traceability.html")).unwrap();
+    assert!(html.contains("<code>ser.no_such.clause_here</code> in <code>a/stray</code>"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("traceability.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        json["unknown_clause_ids"][0],
+        serde_json::json!(["a/stray", "ser.no_such.clause_here"])
+    );
+}
+
+#[test]
+fn the_html_folds_long_case_lists_and_totals_each_backend() {
+    let case = "hit_object/nop/get_ray_tmin";
+    let t = trace(vec![run("gpu", &[(case, "pass", &[])])]);
+    let html = t.to_html();
+    // Every clause with more than three cases shows its count, folded.
+    for r in t.clauses.iter().filter(|r| r.cases.len() > 3) {
+        assert!(
+            html.contains(&format!(
+                "<details class=fold><summary>{} cases</summary>",
+                ser_harness::report::thousands(r.cases.len())
+            )),
+            "{}",
+            r.id
+        );
+    }
+    assert!(html.contains("<table class=totals>"), "per-backend totals");
+    assert!(
+        html.contains("<col class=q>"),
+        "the quote column has its share"
+    );
+    assert!(html.contains("<details class=doc><summary><b>ser-0027-maybereorderthread.txt</b>"));
+}

@@ -294,3 +294,30 @@ fn outcome(r: &CaseResult) -> Result<Completion, Failed> {
         v => Err(Failed::from(format!("{}: {}", v.name(), r.message))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference_backend::ReferenceBackend;
+
+    #[test]
+    fn a_run_has_a_time_limit_unless_told_otherwise() {
+        let backend = Arc::new(ReferenceBackend::new(
+            ser_reference::Profile::MaybeReorderThread0027,
+        ));
+        let config = Config::new(PathBuf::from("cases"), backend);
+        assert_eq!(config.timeout, Some(DEFAULT_TIMEOUT));
+        assert_eq!(
+            DEFAULT_TIMEOUT,
+            Duration::from_secs(30),
+            "README and --help say 30 s"
+        );
+    }
+
+    #[test]
+    fn fractions_are_whole_slices() {
+        assert_eq!("2/4".parse(), Ok(Fraction { index: 2, of: 4 }));
+        assert!("0/4".parse::<Fraction>().is_err());
+        assert!("5/4".parse::<Fraction>().is_err());
+    }
+}
