@@ -4,24 +4,16 @@
 //! backend, outputs checked before the run, JSON that is only JSON, and no
 //! panic when the reader of stdout goes away.
 
+mod common;
+
+use common::{cases, text, BIN};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ser-conformance");
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("claims")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn cases() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cases")
+    common::scratch("claims", name)
 }
 
 fn runner(args: &[&str]) -> Output {
@@ -32,14 +24,6 @@ fn runner(args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn last_line(o: &Output) -> String {

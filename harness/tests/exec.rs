@@ -3,24 +3,16 @@
 //! backends get their verdicts while the run goes on; baselines, slices,
 //! JUnit and bad command lines.
 
+mod common;
+
+use common::{cases, text, BIN};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ser-conformance");
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("exec")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn cases() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cases")
+    common::scratch("exec", name)
 }
 
 /// Runs the runner with `args`; `serve` are the arguments of the served
@@ -39,14 +31,6 @@ fn run(serve: Option<&[&str]>, args: &[&str]) -> Output {
         }
     }
     c.args(args).output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// id -> verdict of every case record of a report.
