@@ -333,3 +333,25 @@ fn a_recursion_depth_past_what_a_pipeline_may_declare_is_rejected() {
         errs[0]
     );
 }
+
+#[test]
+fn a_runtime_case_with_no_specified_word_is_rejected() {
+    let e = one_error(
+        "all_unspecified",
+        &file_with(&[variant(|v| {
+            v["expect"]["buffers"]["Out"] = serde_json::json!(["unspecified"])
+        })]),
+    );
+    assert_eq!(e.location, "cases[0].expect.buffers", "{e}");
+    assert!(
+        e.message
+            .contains("every expected word is `unspecified`, so any implementation passes"),
+        "{e}"
+    );
+    // One specified word among unspecified ones is a case that can fail.
+    let ok = variant(|v| {
+        v["buffers"]["Out"]["elements"] = 2.into();
+        v["expect"]["buffers"]["Out"] = serde_json::json!([0, "unspecified"]);
+    });
+    assert!(errors_for("one_specified", &file_with(&[ok])).is_empty());
+}

@@ -5,7 +5,7 @@ use super::Expected;
 use crate::capability;
 use crate::case::{CaseSpec, ExpectSpec, Source};
 use crate::expect::layout::{self as layout_expect, LayoutExpect};
-use crate::expect::{self};
+use crate::expect::{self, Expect};
 use ser_lang::Library;
 use ser_reference::exec::memory::element_of;
 use ser_reference::outcome::FaultCode;
@@ -353,6 +353,14 @@ pub(super) fn check_buffers(
                 return Err((
                     at(&format!("expect.buffers.{extra}")),
                     format!("the library declares no buffer `{extra}`"),
+                ));
+            }
+            // A case every implementation passes checks nothing.
+            let open = |b: &expect::BufferExpect| b.words.iter().all(|w| *w == Expect::Unspecified);
+            if out.values().all(open) {
+                return Err((
+                    at("expect.buffers"),
+                    "every expected word is `unspecified`, so any implementation passes the case whatever it does; expected at least one word that the case's clauses decide".into(),
                 ));
             }
             Expected::Buffers(out)
