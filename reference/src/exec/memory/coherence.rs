@@ -17,19 +17,22 @@
 //!   `ser.memory.globallycoherent.device_memory_barrier_before_reorder_point`;
 //!   in the earlier revision the only recipe,
 //!   `ser_rt.memory.globallycoherent.required_for_cross_reorder_reads`).
-//!   The primary text offers global coherence for communication between
-//!   dispatch indices; the suite reads it as sufficient within one dispatch
-//!   index too, the wider scope containing the narrower.
+//!
+//! The text calls the reorder scope "insufficient" for communication
+//! between dispatch indices and offers global coherency "instead"; the
+//! suite reads the global scope as the wider one, containing the reorder
+//! scope, consistently: a `[globallycoherent]` buffer is coherent at the
+//! reorder scope too, and a device-scope barrier publishes at the reorder
+//! scope too. So the global recipe makes a write visible within one
+//! dispatch index, and so do the mixed recipes (a `[reordercoherent]`
+//! buffer with a device-scope barrier, a `[globallycoherent]` buffer with a
+//! reorder-scope barrier), where the profile has the reorder scope.
 //!
 //! Otherwise the value read is unspecified; so is it when any write of the
 //! thread to the word before a reorder point it passed went without the
 //! recipe, even if the thread wrote the word again since (a store on one
-//! side, a read on the other, as the rule says). Mixed recipes (a
-//! `[reordercoherent]` buffer with `DeviceMemoryBarrier`, a
-//! `[globallycoherent]` buffer with a reorder-scope barrier) are not among
-//! the spec's steps, so the reference guarantees nothing for them. Atomic
-//! reads are outside the rule (it names non-atomic reads) and see the
-//! thread's writes.
+//! side, a read on the other, as the rule says). Atomic reads are outside
+//! the rule (it names non-atomic reads) and see the thread's writes.
 
 use crate::mutation::{self, Mutation};
 use crate::profile::Profile;
@@ -58,13 +61,14 @@ pub struct Scopes(u8);
 
 impl Scopes {
     /// From a buffer's storage classes. `[reordercoherent]` exists only
-    /// where the reorder scope does (`ser.memory.reordercoherent.storage_class`).
+    /// where the reorder scope does (`ser.memory.reordercoherent.storage_class`);
+    /// `[globallycoherent]` reaches it too (the wider scope, above).
     pub fn declared(storage: &[String], profile: Profile) -> Scopes {
         let mut s = Scopes::default();
         for class in storage {
             match class.as_str() {
-                "reordercoherent" if profile.has_reorder_scope() => s.add(Scope::Reorder),
-                "globallycoherent" => s.add(Scope::Global),
+                "reordercoherent" => s.add_within(Scope::Reorder, profile),
+                "globallycoherent" => s.add_within(Scope::Global, profile),
                 _ => {}
             }
         }
@@ -73,6 +77,18 @@ impl Scopes {
 
     pub fn add(&mut self, scope: Scope) {
         self.0 |= scope.bit();
+    }
+
+    /// Adds `scope` and the narrower scope it contains where `profile` has
+    /// one: the global scope contains the reorder scope, which exists only
+    /// in the profiles that define `REORDER_SCOPE`.
+    fn add_within(&mut self, scope: Scope, profile: Profile) {
+        if scope == Scope::Global {
+            self.add(Scope::Global);
+        }
+        if profile.has_reorder_scope() {
+            self.add(Scope::Reorder);
+        }
     }
 
     pub fn contains(self, scope: Scope) -> bool {
@@ -95,10 +111,10 @@ pub fn barrier_scopes(name: &str, args: &[u32], profile: Profile) -> Scopes {
     let mut s = Scopes::default();
     match (name, args) {
         ("DeviceMemoryBarrier", []) if mutation::active(Mutation::DeviceBarrierNotPublished) => {}
-        ("DeviceMemoryBarrier", []) => s.add(Scope::Global),
+        ("DeviceMemoryBarrier", []) => s.add_within(Scope::Global, profile),
         ("Barrier", [memory, semantics]) if memory & flag("UAV_MEMORY") != 0 => {
             if semantics & flag("DEVICE_SCOPE") != 0 {
-                s.add(Scope::Global);
+                s.add_within(Scope::Global, profile);
             }
             if profile.has_reorder_scope()
                 && semantics & flag("REORDER_SCOPE") != 0
@@ -133,13 +149,23 @@ mod tests {
             s.add(scope);
             s
         };
-        let global = one(Scope::Global);
         let reorder = one(Scope::Reorder);
-        assert_eq!(barrier_scopes("DeviceMemoryBarrier", &[], p), global);
+        let mut global = one(Scope::Global);
+        global.add(Scope::Reorder);
+        assert_eq!(
+            barrier_scopes("DeviceMemoryBarrier", &[], p),
+            global,
+            "the device scope contains the reorder scope"
+        );
         assert_eq!(
             barrier_scopes("Barrier", &[0x2, 0x4], p),
             global,
             "HLSL's DeviceMemoryBarrier"
+        );
+        assert_eq!(
+            barrier_scopes("DeviceMemoryBarrier", &[], Profile::ReorderThread0027),
+            one(Scope::Global),
+            "no reorder scope in the earlier revision"
         );
         assert_eq!(barrier_scopes("Barrier", &[0x2, 0x8], p), reorder);
         let both = barrier_scopes("Barrier", &[0x2, 0xC], p);
@@ -164,5 +190,10 @@ mod tests {
         assert!(declared.contains(Scope::Global) && declared.contains(Scope::Reorder));
         let earlier = Scopes::declared(&storage(&["reordercoherent"]), Profile::ReorderThread0027);
         assert!(!earlier.contains(Scope::Reorder));
+        let wide = Scopes::declared(&storage(&["globallycoherent"]), p);
+        assert!(
+            wide.contains(Scope::Reorder),
+            "a globally coherent buffer is reorder coherent"
+        );
     }
 }
