@@ -7,7 +7,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use ser_generate::probe::{Trace, ACCESSOR_WORDS};
 use ser_generate::program::{Accessor, Construct, Program, Stmt, ACCESSORS};
 use ser_generate::{case, program, ray, scene};
-use ser_harness::load::{load_json, Case};
+use ser_harness::load::{load_generated, Case};
 use ser_harness::reference_backend::{Evaluation, ReferenceBackend};
 use ser_reference::exec::schedule::Schedule;
 use ser_reference::outcome::{LegalBuffer, Outcome};
@@ -33,7 +33,7 @@ fn runner() -> TestRunner {
 
 fn load(file: serde_json::Value) -> Case {
     let path = Path::new("generated/case.json");
-    match load_json(Path::new("generated"), path, file).pop() {
+    match load_generated(Path::new("generated"), path, file).pop() {
         Some(Ok(c)) => c,
         Some(Err(e)) => panic!("the generator made a case the loader rejects: {e}"),
         None => panic!("no case"),

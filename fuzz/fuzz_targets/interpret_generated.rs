@@ -13,7 +13,7 @@ use std::path::Path;
 
 fuzz_target!(|g: Generated| {
     let case = gen::file(gen::program_case("fuzz", "cargo-fuzz", &g));
-    let loaded = ser_harness::load::load_json(Path::new("generated"), Path::new("generated/fuzz.json"), case)
+    let loaded = ser_harness::load::load_generated(Path::new("generated"), Path::new("generated/fuzz.json"), case)
         .pop()
         .expect("one case")
         .unwrap_or_else(|e| panic!("the generator made a case the loader rejects: {e}"));

@@ -12,7 +12,7 @@ use proptest::test_runner::TestRunner;
 use ser_generate::case::{self as gen, Generated};
 use ser_harness::backend::Backend;
 use ser_harness::fuzz::{self, Campaign, Differential, MAX_RUNS};
-use ser_harness::load::{load_json, Case};
+use ser_harness::load::{load_generated, Case};
 use ser_harness::reference_backend::ReferenceBackend;
 use ser_reference::Profile;
 use std::path::Path;
@@ -33,7 +33,7 @@ fn generated() -> Vec<Generated> {
 fn load(g: &Generated) -> Case {
     let case = gen::program_case("bench", "bench", g);
     let file = Path::new("generated/bench.json");
-    load_json(Path::new("generated"), file, gen::file(case))
+    load_generated(Path::new("generated"), file, gen::file(case))
         .pop()
         .expect("one case")
         .expect("loads")

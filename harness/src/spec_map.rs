@@ -64,12 +64,32 @@ pub struct Clause {
     pub untestable: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-    /// In the earlier revision: the primary clause stating the same rule.
+    /// In a later or earlier form of the primary text (the `ReorderThread`
+    /// revision, the final Shader Model 6.9 proposal): the primary clause
+    /// stating the same rule in the same words; such a clause is covered
+    /// wherever its twin is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_as: Option<String>,
+    /// Where another document states the same rule (or its counterpart in
+    /// another API): whether the two forms agree, and if not, how they
+    /// differ. The traceability report shows both sides.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counterparts: Vec<Counterpart>,
     /// For a testable clause no case checks yet: what is missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<String>,
+}
+
+/// A clause of another document that states the same rule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counterpart {
+    pub id: String,
+    /// Whether the two forms require the same results.
+    pub agrees: bool,
+    /// When they do not: how they differ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<String>,
 }
 
 impl Clause {
@@ -103,19 +123,28 @@ pub const PROFILES: &[&str] = &[
     "optix",
 ];
 
-/// The registry files, in the order the report lists them.
+/// The registry files, in the order the report lists them, with the ID
+/// prefix of each.
 pub const FILES: &[(&str, &str)] = &[
     ("ser-0027-maybereorderthread.json", "ser."),
     ("ser-0027-reorderthread.json", "ser_rt."),
+    ("ser-0027-sm69-final.json", "sm69."),
+    ("dxr-functional-spec.json", "dxr."),
+    ("glsl-nv-shader-invocation-reorder.json", "glsl_nv."),
+    ("glsl-ext-shader-invocation-reorder.json", "glsl_ext."),
     ("vulkan-ray-traversal.json", "vk."),
     ("sbt-three-ways.json", "sbt."),
 ];
 
 /// The registry files' text, built into the binary in [`FILES`] order, so
 /// that the loader knows every clause ID wherever the runner is taken.
-const EMBEDDED: [&str; 4] = [
+const EMBEDDED: [&str; 8] = [
     include_str!("../../spec-map/ser-0027-maybereorderthread.json"),
     include_str!("../../spec-map/ser-0027-reorderthread.json"),
+    include_str!("../../spec-map/ser-0027-sm69-final.json"),
+    include_str!("../../spec-map/dxr-functional-spec.json"),
+    include_str!("../../spec-map/glsl-nv-shader-invocation-reorder.json"),
+    include_str!("../../spec-map/glsl-ext-shader-invocation-reorder.json"),
     include_str!("../../spec-map/vulkan-ray-traversal.json"),
     include_str!("../../spec-map/sbt-three-ways.json"),
 ];
@@ -272,6 +301,24 @@ impl Registry {
             if let Some(twin) = &c.same_as {
                 if self.get(twin).is_none_or(|t| t.same_as.is_some()) {
                     bad(format!("same_as `{twin}` is not a primary clause"));
+                }
+            }
+            for other in &c.counterparts {
+                if other.id == c.id || self.get(&other.id).is_none() {
+                    bad(format!(
+                        "counterpart `{}` is no other clause of the registry",
+                        other.id
+                    ));
+                }
+                let says_how = other
+                    .difference
+                    .as_deref()
+                    .is_some_and(|d| !d.trim().is_empty());
+                if other.agrees == says_how {
+                    bad(format!(
+                        "counterpart `{}`: `difference` says how the forms differ, exactly when they do not agree",
+                        other.id
+                    ));
                 }
             }
         }

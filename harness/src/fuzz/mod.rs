@@ -9,7 +9,7 @@ pub mod expectations;
 pub mod shrink;
 
 use crate::backend::{Backend, BackendError, Execution};
-use crate::load::{load_json, Case};
+use crate::load::{load_generated, Case};
 use crate::reference_backend::{Evaluation, ReferenceBackend};
 use crate::verdict::{judge_within, Verdict};
 use proptest::strategy::{Strategy, ValueTree};
@@ -122,7 +122,7 @@ impl Differential {
 
     fn load(&self, name: &str, case: &Json) -> Result<Case, String> {
         let file = Path::new("generated").join(format!("{name}.json"));
-        match load_json(Path::new("generated"), &file, gen::file(case.clone())).pop() {
+        match load_generated(Path::new("generated"), &file, gen::file(case.clone())).pop() {
             Some(Ok(c)) => Ok(c),
             Some(Err(e)) => Err(format!("the loader rejects a generated case: {e}")),
             None => Err("no case".into()),

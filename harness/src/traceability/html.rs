@@ -248,9 +248,26 @@ impl Trace {
                         "cases",
                     )
                 };
+                let links: String = r
+                    .counterparts
+                    .iter()
+                    .map(|c| match &c.difference {
+                        None => format!(
+                            "<div class=link>same rule: <a href='#{}'>{}</a></div>",
+                            anchor(&c.id),
+                            esc(&c.id)
+                        ),
+                        Some(d) => format!(
+                            "<div class=link>differs from <a href='#{}'>{}</a>: {}</div>",
+                            anchor(&c.id),
+                            esc(&c.id),
+                            esc(d)
+                        ),
+                    })
+                    .collect();
                 let _ = write!(
                     s,
-                    "<tr id='{}'><td><code>{}</code><div class=sec>{}</div><td>{}<br>{}<td class=q>{}<td class=cases>{}</tr>",
+                    "<tr id='{}'><td><code>{}</code><div class=sec>{}</div>{links}<td>{}<br>{}<td class=q>{}<td class=cases>{}</tr>",
                     anchor(&r.id),
                     esc(&r.id),
                     esc(&r.section),
@@ -354,7 +371,7 @@ col.id{width:25%}col.kind{width:9%}col.q{width:46%}col.cases{width:20%}
 .cited{background:#fff8c5;color:#7d4e00}.st.na{background:#eaeef2;color:#57606a}.nr{color:#8c959f}
 table.totals td:first-child{white-space:nowrap}table.totals td{font-size:13px}
 table.matrix{table-layout:auto}table.matrix td:first-child{font-family:ui-monospace,monospace;font-size:12px;min-width:300px}
-td.q{font-size:13px;color:#333}td.cases,td.cases code{font-size:12px}.sec{font-size:11px;color:#57606a}
+td.q{font-size:13px;color:#333}td.cases,td.cases code{font-size:12px}.sec{font-size:11px;color:#57606a}.link{font-size:11px}
 code{font-family:ui-monospace,monospace}details.fold summary,details summary{cursor:pointer}details.fold summary{color:#0969da}
 details.doc{margin:6px 0}details.doc>summary{padding:4px 0}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:6px;font-size:12px}.failcase{margin:8px 0}

@@ -86,11 +86,20 @@ impl Trace {
                 } else {
                     cut(r.cases.iter().map(|c| format!("`{c}`")).collect())
                 };
-                let _ = writeln!(
-                    s,
-                    "| `{}` | {} | {} | {} |",
-                    r.id, r.strength, r.testable, cases
-                );
+                let links: Vec<String> = r
+                    .counterparts
+                    .iter()
+                    .map(|c| match &c.difference {
+                        None => format!("same rule: `{}`", c.id),
+                        Some(d) => format!("differs from `{}`: {}", c.id, escape_md(d)),
+                    })
+                    .collect();
+                let id = if links.is_empty() {
+                    format!("`{}`", r.id)
+                } else {
+                    format!("`{}` ({})", r.id, links.join("; "))
+                };
+                let _ = writeln!(s, "| {id} | {} | {} | {} |", r.strength, r.testable, cases);
             }
             s.push('\n');
         }

@@ -15,7 +15,7 @@ mod markdown;
 
 use crate::load::LoadError;
 use crate::report::thousands;
-use crate::spec_map::{Clause, Coverage, Registry};
+use crate::spec_map::{Clause, Counterpart, Coverage, Registry};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -201,6 +201,9 @@ pub struct ClauseRow {
     pub pending: Option<String>,
     pub untestable: Option<String>,
     pub same_as: Option<String>,
+    /// Clauses of other documents stating the same rule, both the links
+    /// this clause makes and those made to it.
+    pub counterparts: Vec<Counterpart>,
     /// Per backend run (in `runs` order).
     pub results: Vec<ClauseResult>,
 }
@@ -311,6 +314,7 @@ fn status(run: &BackendRun, clause: &Clause, cases: &[String]) -> ClauseResult {
 
 /// Builds the report data.
 pub fn build(registry: &Registry, coverage: &Coverage, runs: Vec<BackendRun>) -> Trace {
+    let links = counterparts(registry);
     let mut clauses = Vec::new();
     let mut documents = Vec::new();
     let mut total = Tally::default();
@@ -318,7 +322,8 @@ pub fn build(registry: &Registry, coverage: &Coverage, runs: Vec<BackendRun>) ->
         let mut tally = Tally::default();
         let mut sections: Vec<(String, Tally)> = Vec::new();
         for c in &doc.clauses {
-            let row = row(doc.document.as_str(), c, coverage, &runs);
+            let mut row = row(doc.document.as_str(), c, coverage, &runs);
+            row.counterparts = links.get(&c.id).cloned().unwrap_or_default();
             tally.add(&row);
             total.add(&row);
             let top = c.section.split(" > ").next().unwrap_or("").to_string();
@@ -353,6 +358,25 @@ pub fn build(registry: &Registry, coverage: &Coverage, runs: Vec<BackendRun>) ->
     }
 }
 
+/// Every clause's counterparts, the links it makes and those made to it.
+fn counterparts(registry: &Registry) -> BTreeMap<String, Vec<Counterpart>> {
+    let mut out: BTreeMap<String, Vec<Counterpart>> = BTreeMap::new();
+    for (_, c) in registry.clauses() {
+        for link in &c.counterparts {
+            out.entry(c.id.clone()).or_default().push(link.clone());
+            out.entry(link.id.clone()).or_default().push(Counterpart {
+                id: c.id.clone(),
+                ..link.clone()
+            });
+        }
+    }
+    for links in out.values_mut() {
+        links.sort_by(|a, b| a.id.cmp(&b.id));
+        links.dedup_by(|a, b| a.id == b.id);
+    }
+    out
+}
+
 fn row(document: &str, c: &Clause, coverage: &Coverage, runs: &[BackendRun]) -> ClauseRow {
     let cases = coverage.cases.get(&c.id).cloned().unwrap_or_default();
     ClauseRow {
@@ -366,6 +390,7 @@ fn row(document: &str, c: &Clause, coverage: &Coverage, runs: &[BackendRun]) -> 
         pending: c.pending.clone(),
         untestable: c.untestable.clone(),
         same_as: c.same_as.clone(),
+        counterparts: Vec::new(),
         results: runs.iter().map(|r| status(r, c, &cases)).collect(),
         cases,
     }
