@@ -199,6 +199,11 @@ pub struct DiagnosticExpectSpec {
     pub code: String,
     /// `error` or `warning`.
     pub severity: String,
+    /// The diagnostic is recommended, not required (a text says the
+    /// compiler "should" or "will attempt to" give it): a backend that
+    /// omits it still passes, one that gives anything else still fails.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
 }
 
 /// Expected facts of a layout: only those given are checked.

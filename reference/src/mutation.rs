@@ -214,8 +214,8 @@ mutations! {
         "the validator accepts a constant LoadLocalRootTableConstant offset that is not a multiple of 4";
     ValidatorUndefinedOperandAccepted, "validator_undefined_operand_accepted", Bug, "ser.dxil.maybereorderthread.err_hint_not_undef",
         "the validator accepts operands that are never given a value";
-    ValidatorPayloadAccessUnchecked, "validator_payload_access_unchecked", Bug, "ser.paq.flow.caller_between_anyhit_and_shading",
-        "the validator does not check payload field accesses against the qualifiers";
+    PayloadAccessAsError, "payload_access_as_error", Bug, "dxr.paq.local_copy.compiler_does_not_restrict",
+        "the validator rejects, as an error, a payload field access its stage's qualifiers do not allow (DXR: legal, at most a warning)";
     ValidatorReordercoherentNonUav, "validator_reordercoherent_non_uav", Bug, "ser.memory.reordercoherent.storage_class",
         "the validator accepts [reordercoherent] on a resource that is not a UAV";
     Sm69KeepsDxilWarnings, "sm69_keeps_dxil_warnings", Bug, "ser.dxil.hitobject_traceray.warn_ray_contribution_4_bits",
@@ -233,6 +233,8 @@ mutations! {
         "the intersection shader of every box the ray misses runs too, as for an enlarged box";
     InvokeSkipsClosestHit, "invoke_skips_closest_hit", Control, "ser.design.canonical_sequence.functionally_equivalent_to_trace_ray",
         "Invoke honours RAY_FLAG_SKIP_CLOSEST_HIT_SHADER of the traced ray (the proposal does not say)";
+    ValidatorPayloadAccessUnchecked, "validator_payload_access_unchecked", Control, "dxr.paq.local_copy.compiler_attempts_to_warn",
+        "the validator gives no warning for payload field accesses the qualifiers do not allow (the compiler only 'will attempt to warn')";
 }
 
 impl Mutation {

@@ -447,7 +447,11 @@ pub(super) fn diagnostics_expectation(
                 format!("`{}` is always {}", d.code, code.severity().name()),
             ));
         }
-        out.push(super::ExpectedDiagnostic { code, severity });
+        out.push(super::ExpectedDiagnostic {
+            code,
+            severity,
+            optional: d.optional,
+        });
     }
     out.sort();
     out.dedup();

@@ -67,6 +67,8 @@ impl Case {
 pub struct ExpectedDiagnostic {
     pub code: DiagCode,
     pub severity: Severity,
+    /// Recommended, not required: its absence is no failure.
+    pub optional: bool,
 }
 
 #[derive(Clone, Debug)]

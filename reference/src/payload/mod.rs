@@ -10,20 +10,22 @@
 //! `HitObject::Invoke` runs caller -> (closesthit | miss) -> caller, where
 //! `write(anyhit)` counts as `write(caller)`
 //! (`ser.paq.rules.invoke_write_anyhit_as_write_caller`). What a qualifier
-//! means at each hop is DXR's definition of payload access qualifiers
-//! (outside the four documents; the suite's reading):
-//! - a stage may read a field only with `read(stage)`, write it only with
-//!   `write(stage)`;
-//! - a stage without `write(stage)` leaves the field as it was;
-//! - a stage with `write` but without `read` receives an undefined value
-//!   (the reference gives every field a stage may not read an undefined
-//!   value inside it, which no legal program can tell apart);
-//! - the caller passes in only `write(caller)` fields and gets back only
-//!   `read(caller)` fields.
+//! means at each hop is DXR's "Detailed semantics": each stage works on a
+//! local working copy (`dxr.paq.detailed.local_working_copy`);
+//! - at the start of a call only `write(caller)` fields are copied into the
+//!   actual payload (`dxr.paq.copy.trace_ray_entry_write_caller`);
+//! - a stage's copy gets the fields it may read, the others are undefined
+//!   (`dxr.paq.copy.stage_entry_read`, `dxr.paq.copy.stage_entry_others_undefined`);
+//! - at its end the fields it may write are copied back, "values written to
+//!   other fields of the parameter are ignored" (`dxr.paq.copy.stage_exit_write`,
+//!   `dxr.paq.copy.stage_exit_others_ignored`);
+//! - the caller gets back only `read(caller)` fields
+//!   (`dxr.paq.copy.trace_ray_exit_read_caller`).
 //!
 //! A value that is not guaranteed is unspecified, and so is whatever is
-//! computed from it. Accesses a stage may not make are diagnosed by
-//! `crate::validate`.
+//! computed from it. An access a stage's qualifiers do not allow is legal
+//! on the local copy (`dxr.paq.local_copy.compiler_does_not_restrict`);
+//! `crate::validate` warns about it.
 
 use crate::mutation::{self, Mutation};
 use crate::value::{unspecify, Value};

@@ -109,8 +109,8 @@ codes! {
         "a coherence hint, hint bit count, record index or root constant offset that is never defined";
     ReorderCoherentResource = "reordercoherent_resource", Error,
         "[reordercoherent] on a resource that is not a UAV";
-    PayloadAccess = "payload_access", Error,
-        "a shader reads or writes a payload field its stage has no access to";
+    PayloadAccess = "payload_access", Warning,
+        "a shader reads or writes a payload field its stage has no access to (legal: the access is to its local working copy, and the compiler should warn)";
     InstanceMaskBits = "instance_mask_bits", Warning,
         "a constant instance inclusion mask with bits above the lowest 8";
     RayContributionBits = "ray_contribution_bits", Warning,
@@ -138,6 +138,9 @@ impl DiagCode {
         match self {
             HitObjectStage | ReorderStage | TraceRayStage | HitObjectStorage => true,
             ReorderCoherentResource => profile.has_reorder_scope(),
+            // DXR's payload access qualifiers, which every HLSL profile
+            // runs on (`dxr.paq.local_copy.compiler_attempts_to_warn`).
+            PayloadAccess => profile.is_hlsl(),
             _ if self.severity() == Severity::Warning => {
                 matches!(
                     profile,
@@ -245,9 +248,16 @@ struct Validator<'p> {
 impl Validator<'_> {
     fn report(&mut self, code: DiagCode, clause: &str, within: &str, span: Span, message: String) {
         if code.applies(self.profile) {
+            let severity = if code == DiagCode::PayloadAccess
+                && mutation::active(Mutation::PayloadAccessAsError)
+            {
+                Severity::Error
+            } else {
+                code.severity()
+            };
             self.out.push(Diagnostic {
                 code,
-                severity: code.severity(),
+                severity,
                 clause: clause.to_string(),
                 message,
                 within: within.to_string(),

@@ -1,22 +1,26 @@
-//! The static side of payload access qualifiers: a shader may read a
-//! payload field only if its stage has `read` access and write it only if
-//! its stage has `write` access. The proposal adds flows, not this rule; it
-//! is DXR's definition of the qualifiers, which the proposal builds on
-//! (`ser.paq.flow.caller_between_anyhit_and_shading`); the suite's reading,
-//! stated in the spec-map.
+//! The static side of payload access qualifiers. DXR gives the rule: the
+//! qualifiers "only affect stage transitions", so "the compiler does not
+//! restrict how shaders may access the local working copy of the payload"
+//! (`dxr.paq.local_copy.compiler_does_not_restrict`), but "will attempt to
+//! warn whenever accesses are detected that could lead to undefined values
+//! or ignored writes" (`dxr.paq.local_copy.compiler_attempts_to_warn`): a
+//! closest-hit write without `write(closesthit)` is a "Legal write to the
+//! local copy, but ignored on copy-back", and "it is not an error"
+//! (`dxr.paq.examples.preservation.ex1_not_an_error`). What such accesses
+//! do at run time is `crate::payload`'s copy-in and copy-back.
 //!
-//! A violation is the error `payload_access`. Checked on the payload parameter of every any-hit, closest-hit and miss
-//! entry point whose type is a `[raypayload]` struct:
+//! So an access a stage's qualifiers do not allow is the warning
+//! `payload_access`, reported for the payload parameter of every any-hit,
+//! closest-hit and miss entry point whose type is a `[raypayload]` struct:
 //! - `p.f` (and `p.f.x`, `p.f[i]`) on the left of `=` writes `f`;
 //! - compound assignment and `++`/`--` read and write it;
 //! - any other `p.f` reads it;
 //! - assigning the whole payload writes every field.
 //!
-//! The caller's own variable is not checked: the qualifiers govern what flows
-//! into and out of a call (see the flow rules in `crate::payload`). Nor are
-//! helper functions or whole-payload copies: inside a stage, fields it may
-//! not read hold no defined value, and what it may not write is restored
-//! when it returns, so they cannot observe or change what they must not.
+//! The caller's own variable is not checked, nor are helper functions or
+//! whole-payload copies ("copying entire payload is OK"): the warning is
+//! one the compiler "will attempt" to give, and these are the accesses it
+//! can see in the entry point itself.
 
 use super::{DiagCode, Validator};
 use crate::mutation::{self, Mutation};
@@ -110,7 +114,7 @@ fn check_function(
         if !allowed && !mutation::active(Mutation::ValidatorPayloadAccessUnchecked) {
             v.report(
                 DiagCode::PayloadAccess,
-                "ser.paq.flow.caller_between_anyhit_and_shading",
+                "dxr.paq.local_copy.compiler_attempts_to_warn",
                 &f.name,
                 a.span,
                 format!(
