@@ -7,6 +7,7 @@
 //! not hold; those results are reported as unspecified there.
 
 use crate::mutation::{self, Mutation};
+use crate::outcome::{Fault, FaultCode};
 use crate::profile::Profile;
 use crate::ray::Ray;
 use crate::sbt::{HIT_GROUP_INDEX_MASK, MISS_INDEX_MASK};
@@ -55,9 +56,8 @@ pub struct Hit {
     pub index: Option<u32>,
 }
 
-/// The ray flags a profile defines: "Only defined ray flags are propagated
-/// by the system" (`ser.hit_object.make_miss.only_defined_flags_propagated`).
-/// Shader Model 6.9 adds `RAY_FLAG_FORCE_OPACITY_MICROMAP_2_STATE`.
+/// The ray flags a profile defines. Shader Model 6.9 adds
+/// `RAY_FLAG_FORCE_OPACITY_MICROMAP_2_STATE`.
 pub fn defined_ray_flags(profile: Profile) -> u32 {
     match profile {
         Profile::Sm69 | Profile::VulkanExt | Profile::VulkanNv => {
@@ -67,15 +67,33 @@ pub fn defined_ray_flags(profile: Profile) -> u32 {
     }
 }
 
+/// In HLSL, ray flags the profile does not define are undefined behaviour:
+/// "Presence of unknown flags results in undefined behavior"
+/// (`dxr.trace_ray.ray_flags.unknown_flags_undefined`, `clause` for the
+/// call: `TraceRayInline` states it again, and `MakeMiss` takes a "Valid
+/// combination of Ray flags as specified by TraceRay",
+/// `dxr.hit_object.make_miss.ray_flags_valid_combination`). So a valid
+/// program passes defined flags only, and "Only defined ray flags are
+/// propagated" leaves nothing to drop. The GLSL texts state no such rule.
+pub fn check_known_ray_flags(flags: u32, profile: Profile, clause: &str) -> Result<(), Fault> {
+    let unknown = flags & !defined_ray_flags(profile);
+    if unknown == 0 || !profile.is_hlsl() {
+        return Ok(());
+    }
+    Err(Fault::new(
+        FaultCode::InvalidFlags,
+        format!("ray flags {flags:#x} hold bits no RAY_FLAG of {profile} defines: {unknown:#x}"),
+    )
+    .clause(clause))
+}
+
 /// `HitObject::MakeMiss`: a miss without tracing a ray
 /// (`ser.hit_object.make_miss.constructs_miss`); only the low 16 bits of the
 /// miss index are used (`ser.hit_object.make_miss.miss_index_low_16_bits`).
-/// Whether the record exists is checked by the caller, which has the table.
-pub fn make_miss(flags: u32, miss_index: u32, mut ray: Ray, profile: Profile) -> HitObject {
-    ray.flags = flags & defined_ray_flags(profile);
-    if mutation::active(Mutation::MakeMissFlagsUnmasked) {
-        ray.flags = flags;
-    }
+/// Whether the flags are known and the record exists is checked by the
+/// caller.
+pub fn make_miss(flags: u32, miss_index: u32, mut ray: Ray) -> HitObject {
+    ray.flags = flags;
     let index = if mutation::active(Mutation::MakeMissIndexUnmasked) {
         miss_index
     } else {
@@ -384,7 +402,7 @@ impl HitObject {
             }
             HitObject::Miss(m) => m.index = index & MISS_INDEX_MASK,
             HitObject::Nop if mutation::active(Mutation::NopSetIndexNotIgnored) => {
-                *self = make_miss(0, index, Ray::zero(), Profile::MaybeReorderThread0027)
+                *self = make_miss(0, index, Ray::zero())
             }
             HitObject::Nop => {}
         }

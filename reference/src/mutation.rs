@@ -99,8 +99,6 @@ mutations! {
         "SetShaderTableIndex on a miss keeps the low 28 bits instead of 16";
     NopSetIndexNotIgnored, "nop_set_index_not_ignored", Bug, "ser.hit_object.set_shader_table_index.nop_ignored",
         "SetShaderTableIndex on a NOP makes it a miss (all-zero ray) with that miss index";
-    MakeMissFlagsUnmasked, "make_miss_flags_unmasked", Bug, "ser.hit_object.make_miss.only_defined_flags_propagated",
-        "MakeMiss keeps ray flags the profile does not define";
     MakeMissIndexUnmasked, "make_miss_index_unmasked", Bug, "ser.hit_object.make_miss.miss_index_low_16_bits",
         "MakeMiss uses the whole miss index instead of its low 16 bits";
     NonHitAttributesUninitialized, "non_hit_attributes_uninitialized", Bug, "ser.hit_object.get_attributes.non_hit_zero_initialized",

@@ -210,11 +210,8 @@ impl Program {
                     ..
                 }
                 | Stmt::TraceRay(t) => t.flags & OMM != 0,
-                // MakeMiss keeps only the flags a profile defines
-                // (`ser.hit_object.make_miss.only_defined_flags_propagated`),
-                // so any bits are valid under every profile.
                 Stmt::Construct {
-                    how: Construct::FromRayQuery { flags, .. },
+                    how: Construct::FromRayQuery { flags, .. } | Construct::MakeMiss { flags, .. },
                     ..
                 } => flags & OMM != 0,
                 _ => false,

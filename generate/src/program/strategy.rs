@@ -46,11 +46,11 @@ fn construct(rays: usize, sm69: bool) -> impl Strategy<Value = Construct> {
     let r = 0..rays as u8;
     prop_oneof![
         4 => trace(rays, sm69).prop_map(Construct::Trace),
-        2 => (any::<u16>(), record(), prop::bool::weighted(0.2), r.clone()).prop_map(
+        2 => (ray::flags(sm69), record(), prop::bool::weighted(0.2), r.clone()).prop_map(
             |(flags, miss, high, ray)| Construct::MakeMiss {
-                // Any bits: only defined flags are kept
-                // (`ser.hit_object.make_miss.only_defined_flags_propagated`).
-                flags: flags as u32,
+                // A valid combination of defined flags: unknown ones are
+                // undefined behaviour (`dxr.trace_ray.ray_flags.unknown_flags_undefined`).
+                flags,
                 miss: miss | if high { 0xF_0000 } else { 0 },
                 ray
             }

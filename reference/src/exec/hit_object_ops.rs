@@ -99,8 +99,13 @@ impl<'a> Thread<'a> {
                 let flags = self.uint_arg(&args[0], "the ray flags").await?;
                 let miss = self.uint_arg(&args[1], "the miss shader index").await?;
                 let desc = self.eval(&args[2]).await?;
+                hit_object::check_known_ray_flags(
+                    flags,
+                    self.w.options.profile,
+                    "dxr.trace_ray.ray_flags.unknown_flags_undefined",
+                )?;
                 let ray = Ray::from_desc(flags, &desc)?;
-                let obj = hit_object::make_miss(flags, miss, ray, self.w.options.profile);
+                let obj = hit_object::make_miss(flags, miss, ray);
                 // "The miss shader index must reference a valid shader table
                 // record" (`ser.hit_object.make_miss.miss_index_must_be_valid`).
                 if let Some((table, index)) = obj.record() {
@@ -374,7 +379,13 @@ impl<'a> Thread<'a> {
                     );
                 }
                 let ray = Ray::from_desc(0, &args[3])?;
-                q.trace(self.w.scene, uint(1)?, uint(2)?, ray, log)?;
+                let flags = uint(1)?;
+                crate::hit_object::check_known_ray_flags(
+                    flags | q.template_flags,
+                    self.w.options.profile,
+                    "dxr.ray_query.trace_ray_inline.unknown_flags_undefined",
+                )?;
+                q.trace(self.w.scene, flags, uint(2)?, ray, log)?;
                 void
             }
             "Proceed" => Value::boolean(q.proceed(log)?),

@@ -34,7 +34,7 @@ impl<'a> Thread<'a> {
         let place = self.place(&args[1]).await?;
         let payload = self.read_place(&place)?;
         if mutation::active(Mutation::NopInvokeRunsMiss) && object.is_nop() {
-            *object = hit_object::make_miss(0, 0, Ray::zero(), self.w.options.profile);
+            *object = hit_object::make_miss(0, 0, Ray::zero());
         }
         if let HitObject::Hit(h) = &mut *object {
             if mutation::active(Mutation::UnsetQueryInvokesRecord0) {

@@ -91,6 +91,11 @@ impl<'a> Thread<'a> {
             multiplier: self.uint_arg(&args[4], "the geometry multiplier").await?,
             miss_index: self.uint_arg(&args[5], "the miss shader index").await?,
         };
+        crate::hit_object::check_known_ray_flags(
+            params.flags,
+            self.w.options.profile,
+            "dxr.trace_ray.ray_flags.unknown_flags_undefined",
+        )?;
         let desc = self.eval(&args[6]).await?;
         let ray = Ray::from_desc(params.flags, &desc)?;
         if let Some(why) = ray.unspecified() {
