@@ -203,23 +203,35 @@ impl Trace {
         let rows: Vec<&ClauseRow> = self.uncovered().collect();
         let _ = write!(
             s,
-            "<h2 id=uncovered>Uncovered testable clauses ({})</h2><ul>",
+            "<h2 id=uncovered>Uncovered testable clauses ({})</h2><p class=muted>Per document, folded: each with the case it is waiting for.</p>",
             rows.len()
         );
-        for r in rows {
+        for d in &self.documents {
+            let here: Vec<&&ClauseRow> = rows.iter().filter(|r| r.document == d.document).collect();
+            if here.is_empty() {
+                continue;
+            }
             let _ = write!(
                 s,
-                "<li><a href='#{}'>{}</a> ({}): {}</li>",
-                anchor(&r.id),
-                esc(&r.id),
-                esc(&r.testable),
-                match &r.pending {
-                    Some(p) => format!("pending: {}", esc(p)),
-                    None => "<b>no case and no pending note</b>".into(),
-                }
+                "<details class=doc><summary><b>{}</b> <span class=muted>{} uncovered</span></summary><ul>",
+                esc(&d.document),
+                thousands(here.len())
             );
+            for r in here {
+                let _ = write!(
+                    s,
+                    "<li><a href='#{}'>{}</a> ({}): {}</li>",
+                    anchor(&r.id),
+                    esc(&r.id),
+                    esc(&r.testable),
+                    match &r.pending {
+                        Some(p) => format!("pending: {}", esc(p)),
+                        None => "<b>no case and no pending note</b>".into(),
+                    }
+                );
+            }
+            s.push_str("</ul></details>");
         }
-        s.push_str("</ul>");
     }
 
     fn clauses_html(&self, s: &mut String) {
