@@ -29,7 +29,7 @@ fn run(label: &str, verdicts: &[(&str, &str, &[&str])]) -> BackendRun {
             .iter()
             .map(|(c, v, broken)| {
                 let record = CaseRecord {
-                    verdict: v.to_string(),
+                    verdict: serde_json::from_value(serde_json::json!(v)).expect("a verdict"),
                     message: format!("{v} message"),
                     broken: broken.iter().map(|b| b.to_string()).collect(),
                     kept: Vec::new(),
@@ -179,7 +179,7 @@ fn backend_results_are_read_from_report_files() {
     .unwrap();
     let r = BackendRun::read(&path).unwrap();
     assert_eq!(r.label, "gpu (vulkan-nv)");
-    assert_eq!(r.cases["a/b"].verdict, "fail");
+    assert_eq!(r.cases["a/b"].verdict, ser_harness::verdict::Verdict::Fail);
     assert!(r.cases["a/b"].broken.is_empty());
     assert_eq!(r.verdict, None);
     std::fs::write(&path, "not a report\n").unwrap();

@@ -189,23 +189,7 @@ mod tests {
     use super::*;
 
     fn result(id: &str, v: Verdict) -> CaseResult {
-        CaseResult {
-            id: id.into(),
-            file: String::new(),
-            verdict: v,
-            message: "why\nmore".into(),
-            clauses: vec![],
-            outside_claim: None,
-            broken_clauses: vec![],
-            kept_clauses: vec![],
-            mismatches: vec![],
-            reference_disagreements: vec![],
-            duration_ms: 0.0,
-            runs: None,
-            choices: vec![],
-            known_failure: None,
-            raw_verdict: None,
-        }
+        CaseResult::bare(id.into(), String::new(), v, "why\nmore".into())
     }
 
     fn baseline(ids: &[&str]) -> Baseline {

@@ -27,11 +27,6 @@ pub fn say(json: bool, line: &str) {
     };
 }
 
-/// A line on stdout; a closed stdout is not an error.
-pub fn out(line: &str) {
-    let _ = writeln!(std::io::stdout().lock(), "{line}");
-}
-
 /// Where libtest-mimic's output goes for the length of a run.
 pub struct LibtestOutput {
     #[cfg(unix)]

@@ -159,7 +159,11 @@ impl Summary {
 
     /// Cases judged against the claim: all but the not applicable.
     pub fn applicable(&self) -> usize {
-        self.total() - self.not_applicable
+        ALL_VERDICTS
+            .iter()
+            .filter(|v| v.is_applicable())
+            .map(|v| self.count(*v))
+            .sum()
     }
 
     /// No verdict that fails the run.

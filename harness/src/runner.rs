@@ -97,23 +97,12 @@ fn item_id(item: &Result<Case, LoadError>) -> String {
 }
 
 fn load_error_result(e: &LoadError) -> CaseResult {
-    CaseResult {
-        id: load_error_id(e),
-        file: e.file.display().to_string(),
-        verdict: Verdict::Error,
-        message: e.to_string(),
-        clauses: Vec::new(),
-        outside_claim: None,
-        broken_clauses: Vec::new(),
-        kept_clauses: Vec::new(),
-        mismatches: Vec::new(),
-        reference_disagreements: Vec::new(),
-        duration_ms: 0.0,
-        runs: None,
-        choices: Vec::new(),
-        known_failure: None,
-        raw_verdict: None,
-    }
+    CaseResult::bare(
+        load_error_id(e),
+        e.file.display().to_string(),
+        Verdict::Error,
+        e.to_string(),
+    )
 }
 
 fn load_error_id(e: &LoadError) -> String {

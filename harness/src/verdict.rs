@@ -5,13 +5,13 @@ use crate::claim::Claim;
 use crate::expect::{check_legal, check_words, Mismatch};
 use crate::load::{ties, Case, Expected};
 use ser_reference::Outcome;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     Pass,
@@ -124,11 +124,25 @@ pub struct CaseResult {
 impl CaseResult {
     fn new(case: &Case, verdict: Verdict, message: String) -> Self {
         CaseResult {
-            id: case.id.clone(),
-            file: case.file.display().to_string(),
+            clauses: case.clauses.clone(),
+            ..CaseResult::bare(
+                case.id.clone(),
+                case.file.display().to_string(),
+                verdict,
+                message,
+            )
+        }
+    }
+
+    /// A result with nothing but its id, file, verdict and message (a file
+    /// that did not load has no case to take the rest from).
+    pub fn bare(id: String, file: String, verdict: Verdict, message: String) -> Self {
+        CaseResult {
+            id,
+            file,
             verdict,
             message,
-            clauses: case.clauses.clone(),
+            clauses: Vec::new(),
             outside_claim: None,
             broken_clauses: Vec::new(),
             kept_clauses: Vec::new(),

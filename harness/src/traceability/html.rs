@@ -76,7 +76,7 @@ impl Trace {
             let cases: Vec<String> = run
                 .verdict_counts()
                 .iter()
-                .map(|(v, n)| format!("{} {}", thousands(*n), esc(&v.replace('_', " "))))
+                .map(|(v, n)| format!("{} {}", thousands(*n), v.name()))
                 .collect();
             let clauses: Vec<String> = self
                 .clause_totals(i)
@@ -134,7 +134,7 @@ impl Trace {
                     "<div class=failcase id='{}'><b>{}</b> ({}){}<pre>{}</pre></div>",
                     case_anchor(i, case),
                     esc(case),
-                    esc(&r.verdict.replace('_', " ")),
+                    esc(r.verdict.name()),
                     if r.broken.is_empty() {
                         String::new()
                     } else {

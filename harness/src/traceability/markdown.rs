@@ -163,7 +163,7 @@ impl Trace {
                     case_anchor(i, case),
                     case,
                     run.label,
-                    r.verdict.replace('_', " "),
+                    r.verdict.name(),
                     r.message
                 );
             }

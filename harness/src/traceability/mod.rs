@@ -16,6 +16,7 @@ mod markdown;
 use crate::load::LoadError;
 use crate::report::thousands;
 use crate::spec_map::{Clause, Counterpart, Coverage, Registry};
+use crate::verdict::Verdict;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,7 +26,7 @@ pub const TRACE_VERSION: u32 = 2;
 /// One case of a backend run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CaseRecord {
-    pub verdict: String,
+    pub verdict: Verdict,
     pub message: String,
     /// The clauses the failure shows broken.
     pub broken: Vec<String>,
@@ -37,16 +38,7 @@ impl CaseRecord {
     /// Whether the verdict counts against the backend (failing, declined
     /// inside its claim, or a known failure).
     pub fn failing(&self) -> bool {
-        [
-            "fail",
-            "error",
-            "timeout",
-            "crash",
-            "not_supported",
-            "unexpected_pass",
-            "expected_fail",
-        ]
-        .contains(&self.verdict.as_str())
+        self.verdict.fails_run() || self.verdict == Verdict::ExpectedFail
     }
 }
 
@@ -90,12 +82,12 @@ impl BackendRun {
             .filter(|r| r["type"] == "case")
             .filter_map(|r| {
                 let id = r["id"].as_str()?.to_string();
-                let verdict = match r["verdict"].as_str()? {
-                    "not_supported" if v1 => "not_applicable",
+                let verdict = match serde_json::from_value(r["verdict"].clone()).ok()? {
+                    Verdict::NotSupported if v1 => Verdict::NotApplicable,
                     v => v,
                 };
                 let record = CaseRecord {
-                    verdict: verdict.to_string(),
+                    verdict,
                     message: r["message"].as_str().unwrap_or("").to_string(),
                     broken: strings(&r["broken_clauses"]),
                     kept: strings(&r["kept_clauses"]),
@@ -119,21 +111,12 @@ impl BackendRun {
 
     /// Cases per verdict, in the order [`crate::report::ALL_VERDICTS`]
     /// names them.
-    pub fn verdict_counts(&self) -> Vec<(String, usize)> {
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for r in self.cases.values() {
-            *counts.entry(r.verdict.as_str()).or_default() += 1;
-        }
-        let order: Vec<String> = crate::report::ALL_VERDICTS
+    pub fn verdict_counts(&self) -> Vec<(Verdict, usize)> {
+        crate::report::ALL_VERDICTS
             .iter()
-            .map(|v| v.name().replace(' ', "_"))
-            .collect();
-        let mut out: Vec<(String, usize)> = order
-            .iter()
-            .filter_map(|v| counts.remove(v.as_str()).map(|n| (v.clone(), n)))
-            .collect();
-        out.extend(counts.into_iter().map(|(v, n)| (v.to_string(), n)));
-        out
+            .map(|v| (*v, self.cases.values().filter(|r| r.verdict == *v).count()))
+            .filter(|(_, n)| *n > 0)
+            .collect()
     }
 
     /// Cases that count against the backend.
@@ -295,7 +278,7 @@ fn status(run: &BackendRun, clause: &Clause, cases: &[String]) -> ClauseResult {
             cases: broken,
         };
     }
-    let kept = |r: &CaseRecord| r.verdict == "pass" || (r.failing() && here(&r.kept));
+    let kept = |r: &CaseRecord| r.verdict == Verdict::Pass || (r.failing() && here(&r.kept));
     let cited = names(&|r| r.failing() && !here(&r.kept));
     let status = if !cited.is_empty() {
         ClauseStatus::CitedByFailing
