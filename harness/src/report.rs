@@ -150,7 +150,12 @@ impl Summary {
     }
 
     pub fn count(&self, v: Verdict) -> usize {
-        *self.clone().slot(v)
+        // `slot` takes `&mut`: a copy of the counts, not of the reasons map.
+        let mut counts = Summary {
+            not_applicable_by: BTreeMap::new(),
+            ..*self
+        };
+        *counts.slot(v)
     }
 
     pub fn total(&self) -> usize {
