@@ -12,6 +12,10 @@ pub const CAPABILITIES: &[(&str, &str)] = &[
     ("hit_object_set_shader_table_index", "`HitObject::SetShaderTableIndex`"),
     ("hit_object_get_ray_flags", "`HitObject::GetRayFlags`"),
     ("hit_object_load_local_root_table_constant", "`HitObject::LoadLocalRootTableConstant`"),
+    (
+        "hit_object_triangle_vertex_positions",
+        "`HitObject::GetTriangleVertexPositions` (GL_EXT's vertex position getter, which needs ray tracing position fetch)",
+    ),
     ("callable_shaders", "`CallShader` and callable shaders"),
     ("wave_operations", "wave intrinsics (`WaveActiveBallot`, ...)"),
     ("opacity_micromaps", "opacity micromaps on triangle geometries"),
@@ -41,10 +45,13 @@ pub fn used_by(lib: &Library) -> Vec<&'static str> {
             "SetShaderTableIndex" => add("hit_object_set_shader_table_index"),
             "GetRayFlags" => add("hit_object_get_ray_flags"),
             "LoadLocalRootTableConstant" => add("hit_object_load_local_root_table_constant"),
+            "GetTriangleVertexPositions" => add("hit_object_triangle_vertex_positions"),
             "TraceRayInline" | "Proceed" => add("ray_query"),
             _ => {}
         },
-        ExprKind::StaticCall { method, .. } if method == "FromRayQuery" => {
+        ExprKind::StaticCall { method, .. }
+            if method == "FromRayQuery" || method == "RecordFromQuery" =>
+        {
             add("hit_object_from_ray_query");
             add("ray_query");
         }

@@ -12,6 +12,12 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Library {
     pub items: Vec<Item>,
+    /// The library spells SER's names in namespace `dx` (`dx::HitObject`,
+    /// `dx::MaybeReorderThread`), as Shader Model 6.9 declares them
+    /// (`sm69.solution.namespace_dx.types_and_intrinsics_in_dx`). The IR
+    /// keeps names unqualified; the printer then qualifies every one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dx_namespace: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

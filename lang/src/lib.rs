@@ -11,6 +11,7 @@
 
 pub mod ast;
 pub mod error;
+pub mod forms;
 pub mod lexer;
 pub mod names;
 pub mod nesting;

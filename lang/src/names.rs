@@ -91,9 +91,26 @@ pub fn constant(name: &str) -> Option<u32> {
     CONSTANTS.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
 }
 
+/// The names Shader Model 6.9 declares in namespace `dx`, which a library
+/// may write qualified (`dx::HitObject`).
+pub const DX_NAMESPACE: &[&str] = &["HitObject", "MaybeReorderThread"];
+
 /// Static methods of `HitObject` (`HitObject::Name(...)`).
-pub const HIT_OBJECT_STATICS: &[&str] =
-    &["TraceRay", "FromRayQuery", "MakeMiss", "MakeNop", "Invoke"];
+pub const HIT_OBJECT_STATICS: &[&str] = &[
+    "TraceRay",
+    "FromRayQuery",
+    "MakeMiss",
+    "MakeNop",
+    "Invoke",
+    // GL_NV only: hitObjectRecordHitNV, hitObjectRecordHitWithIndexNV.
+    "MakeHit",
+    "MakeHitWithIndex",
+    // GL_EXT only: hitObjectRecordFromQueryEXT, hitObjectReorderExecuteEXT,
+    // hitObjectTraceReorderExecuteEXT.
+    "RecordFromQuery",
+    "ReorderExecute",
+    "TraceReorderExecute",
+];
 
 /// Methods of a `HitObject` value (`hit.Name(...)`).
 pub const HIT_OBJECT_METHODS: &[&str] = &[
@@ -120,6 +137,86 @@ pub const HIT_OBJECT_METHODS: &[&str] = &[
     "GetShaderTableIndex",
     "SetShaderTableIndex",
     "LoadLocalRootTableConstant",
+    // GL_EXT only: hitObjectGetIntersectionTriangleVertexPositionsEXT.
+    "GetTriangleVertexPositions",
+];
+
+/// A form of the language that only some profiles have: a case using it
+/// lists only those profiles.
+pub struct ProfileForm {
+    pub form: &'static str,
+    pub profiles: &'static [&'static str],
+    /// The clause that defines the form.
+    pub clause: &'static str,
+}
+
+pub const DX_QUALIFIED: ProfileForm = ProfileForm {
+    form: "`dx::` names",
+    profiles: &["sm69"],
+    clause: "sm69.solution.namespace_dx.types_and_intrinsics_in_dx",
+};
+pub const GET_ATTRIBUTES_OUT: ProfileForm = ProfileForm {
+    form: "`GetAttributes(out attributes)`",
+    profiles: &["sm69"],
+    clause: "sm69.hit_object.get_attributes.out_parameter_signature",
+};
+pub const FROM_RAY_QUERY_HIT_KIND: ProfileForm = ProfileForm {
+    form: "`HitObject::FromRayQuery(query, hitKind, attributes)`",
+    profiles: &["sm69"],
+    clause: "sm69.hit_object.from_ray_query.hit_kind_overload_signature",
+};
+
+/// Static functions and methods of one profile.
+pub const PROFILE_FUNCTIONS: &[(&str, ProfileForm)] = &[
+    (
+        "MakeHit",
+        ProfileForm {
+            form: "`HitObject::MakeHit` (hitObjectRecordHitNV)",
+            profiles: &["vulkan-nv"],
+            clause: "glsl_nv.hit_object_record_hit.signature",
+        },
+    ),
+    (
+        "MakeHitWithIndex",
+        ProfileForm {
+            form: "`HitObject::MakeHitWithIndex` (hitObjectRecordHitWithIndexNV)",
+            profiles: &["vulkan-nv"],
+            clause: "glsl_nv.hit_object_record_hit_with_index.signature",
+        },
+    ),
+    (
+        "RecordFromQuery",
+        ProfileForm {
+            form: "`HitObject::RecordFromQuery` (hitObjectRecordFromQueryEXT)",
+            profiles: &["vulkan-ext"],
+            clause: "glsl_ext.hit_object_record_from_query.signature",
+        },
+    ),
+    (
+        "ReorderExecute",
+        ProfileForm {
+            form: "`HitObject::ReorderExecute` (hitObjectReorderExecuteEXT)",
+            profiles: &["vulkan-ext"],
+            clause: "glsl_ext.hit_object_reorder_execute.signature",
+        },
+    ),
+    (
+        "TraceReorderExecute",
+        ProfileForm {
+            form: "`HitObject::TraceReorderExecute` (hitObjectTraceReorderExecuteEXT)",
+            profiles: &["vulkan-ext"],
+            clause: "glsl_ext.hit_object_trace_reorder_execute.signature",
+        },
+    ),
+    (
+        "GetTriangleVertexPositions",
+        ProfileForm {
+            form:
+                "`GetTriangleVertexPositions` (hitObjectGetIntersectionTriangleVertexPositionsEXT)",
+            profiles: &["vulkan-ext"],
+            clause: "glsl_ext.hit_object_get_triangle_vertex_positions.signature",
+        },
+    ),
 ];
 
 /// Methods of a `RayQuery` value: the minimal inline ray tracing that

@@ -47,6 +47,7 @@ fn parse_here(src: &str) -> Result<Library, ParseError> {
             .collect(),
         within: None,
         guard: Guard::default(),
+        dx_namespace: false,
     };
     p.library().map_err(|mut e| {
         e.within = p.within.clone();
@@ -77,6 +78,8 @@ struct Parser {
     structs: HashSet<String>,
     within: Option<String>,
     guard: Guard,
+    /// Whether a `dx::` name was read.
+    dx_namespace: bool,
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -132,6 +135,23 @@ impl Parser {
             Ok(())
         } else {
             self.error(&format!("`{p}`"))
+        }
+    }
+
+    /// Whether the tokens from here are `dx::NAME` with NAME one of
+    /// [`names::DX_NAMESPACE`].
+    fn at_dx(&self) -> bool {
+        matches!(self.peek(), Tok::Ident(d) if d == "dx")
+            && matches!(self.peek_at(1), Tok::Punct("::"))
+            && matches!(self.peek_at(2), Tok::Ident(n) if names::DX_NAMESPACE.contains(&n.as_str()))
+    }
+
+    /// Skips a `dx::` qualifier (Shader Model 6.9's namespace of SER names).
+    fn skip_dx(&mut self) {
+        if self.at_dx() {
+            self.bump();
+            self.bump();
+            self.dx_namespace = true;
         }
     }
 
@@ -200,7 +220,10 @@ impl Parser {
             self.within = None;
             items.push(self.item()?);
         }
-        Ok(Library { items })
+        Ok(Library {
+            items,
+            dx_namespace: self.dx_namespace,
+        })
     }
 
     fn attributes(&mut self) -> PResult<Vec<Attribute>> {
@@ -451,6 +474,9 @@ impl Parser {
 
     /// Whether the current token starts a type.
     fn at_type(&self) -> bool {
+        if self.at_dx() {
+            return matches!(self.peek_at(2), Tok::Ident(n) if n == "HitObject");
+        }
         match self.peek() {
             Tok::Ident(s) => {
                 numeric_type(s).is_some()
@@ -462,6 +488,7 @@ impl Parser {
     }
 
     fn ty(&mut self) -> PResult<Type> {
+        self.skip_dx();
         let Tok::Ident(name) = self.peek().clone() else {
             return self.error("a type");
         };
@@ -625,8 +652,9 @@ impl Parser {
     fn simple_stmt(&mut self) -> PResult<Stmt> {
         let span = self.span();
         let is_const = self.is_ident("const");
+        let after = if self.at_dx() { 3 } else { 1 };
         if is_const
-            || (self.at_type() && matches!(self.peek_at(1), Tok::Ident(_) | Tok::Punct("<")))
+            || (self.at_type() && matches!(self.peek_at(after), Tok::Ident(_) | Tok::Punct("<")))
         {
             if is_const {
                 self.bump();
@@ -888,6 +916,7 @@ impl Parser {
 
     fn primary(&mut self) -> PResult<Expr> {
         let span = self.span();
+        self.skip_dx();
         let kind = match self.peek().clone() {
             Tok::Int(value, unsigned, hex) => {
                 self.bump();

@@ -8,7 +8,10 @@ use crate::ast::*;
 use std::fmt::Write;
 
 pub fn print(lib: &Library) -> String {
-    let mut p = Printer::default();
+    let mut p = Printer {
+        dx: lib.dx_namespace,
+        ..Printer::default()
+    };
     for (i, item) in lib.items.iter().enumerate() {
         if i > 0 {
             p.out.push('\n');
@@ -36,6 +39,19 @@ pub fn print_type(t: &Type) -> String {
 struct Printer {
     out: String,
     indent: usize,
+    /// Qualify SER's names with namespace `dx` (Shader Model 6.9).
+    dx: bool,
+}
+
+impl Printer {
+    /// A name of [`names::DX_NAMESPACE`], qualified when the library spells
+    /// them in namespace `dx`.
+    fn ser_name(&mut self, name: &str) {
+        if self.dx && crate::names::DX_NAMESPACE.contains(&name) {
+            self.out.push_str("dx::");
+        }
+        self.out.push_str(name);
+    }
 }
 
 /// Precedence levels for parenthesisation: assignment < ternary < binary
@@ -200,7 +216,7 @@ impl Printer {
                 let _ = write!(self.out, "{}{r}x{c}", s.name());
             }
             Type::Struct(n) => self.out.push_str(n),
-            Type::HitObject => self.out.push_str("HitObject"),
+            Type::HitObject => self.ser_name("HitObject"),
             Type::RayQuery(flags) => {
                 self.out.push_str("RayQuery<");
                 self.expr(flags, POSTFIX);
@@ -416,7 +432,7 @@ impl Printer {
                 self.out.push(']');
             }
             ExprKind::Call { name, args } => {
-                self.out.push_str(name);
+                self.ser_name(name);
                 self.args(args);
             }
             ExprKind::StaticCall {
@@ -425,7 +441,8 @@ impl Printer {
                 template,
                 args,
             } => {
-                let _ = write!(self.out, "{ty}::{method}");
+                self.ser_name(ty);
+                let _ = write!(self.out, "::{method}");
                 self.template(template);
                 self.args(args);
             }

@@ -419,3 +419,78 @@ impl HitObject {
         }
     }
 }
+
+/// The GLSL texts' hits made without tracing a ray
+/// (`glsl_nv.hit_object_record_hit.populates_hit`): the named instance,
+/// geometry and primitive of the scene, the given ray, hit kind,
+/// attributes and hit-group record. "It is legal to construct a hit which
+/// is not the closest hit along the ray or a hit which is not located along
+/// the ray" (`glsl_nv.hit_object_record_hit.any_hit_legal`), so nothing is
+/// tested against the ray; the hit's `t` is the ray's `Tmax`, the value
+/// `hitObjectGetRayTMaxNV` reads. Indices out of bounds are undefined
+/// (`glsl_nv.hit_object_record_hit.instance_id_out_of_bounds`, ...).
+pub struct RecordedHit {
+    pub instance: u32,
+    pub primitive: u32,
+    pub geometry: u32,
+    pub hit_kind: u32,
+    pub record: u32,
+    pub ray: Ray,
+    pub attributes: Value,
+}
+
+pub fn record_hit(
+    scene: &crate::scene::Scene,
+    r: RecordedHit,
+    clause_prefix: &str,
+) -> Result<HitObject, Fault> {
+    let out_of_bounds = |what: &str, v: u32, n: usize, rule: &str| {
+        Fault::new(
+            FaultCode::InvalidValue,
+            format!("{what} {} is outside 0..{n}", v as i32),
+        )
+        .clause(&format!("{clause_prefix}.{rule}"))
+    };
+    let n = scene.instances.len();
+    let Some(inst) = scene.instances.get(r.instance as usize) else {
+        return Err(out_of_bounds(
+            "instance",
+            r.instance,
+            n,
+            "instance_id_out_of_bounds",
+        ));
+    };
+    let geometries = &scene.blas[inst.blas].geometries;
+    let Some(geometry) = geometries.get(r.geometry as usize) else {
+        return Err(out_of_bounds(
+            "geometry index",
+            r.geometry,
+            geometries.len(),
+            "geometry_index_out_of_bounds",
+        ));
+    };
+    if r.primitive as usize >= geometry.primitives.len() {
+        return Err(out_of_bounds(
+            "primitive index",
+            r.primitive,
+            geometry.primitives.len(),
+            "primitive_id_out_of_bounds",
+        ));
+    }
+    let space = crate::traversal::instance_space(scene, r.instance as usize, &r.ray)?;
+    Ok(HitObject::Hit(Box::new(Hit {
+        t: r.ray.tmax.clone(),
+        ray: r.ray,
+        instance_index: r.instance,
+        instance_id: inst.instance_id,
+        geometry_index: r.geometry,
+        primitive_index: r.primitive,
+        hit_kind: Scalar::uint(r.hit_kind),
+        object_to_world: space.object_to_world,
+        world_to_object: space.world_to_object,
+        object_origin: space.origin,
+        object_direction: space.direction,
+        attributes: r.attributes,
+        index: Some(r.record),
+    })))
+}

@@ -128,7 +128,10 @@ impl Program {
             structs.insert(name.to_string(), fields);
         }
         let mut program = Program {
-            library: Library { items: Vec::new() },
+            library: Library {
+                items: Vec::new(),
+                dx_namespace: false,
+            },
             structs,
             functions: BTreeMap::new(),
             buffers: Vec::new(),

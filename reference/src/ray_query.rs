@@ -323,10 +323,18 @@ impl RayQuery {
     /// (`ser.hit_object.from_ray_query.no_committed_hit_returns_nop`).
     /// Custom attributes count only for a procedural hit
     /// (`ser.hit_object.from_ray_query.attributes_ignored_unless_procedural`).
+    /// `HitObject::FromRayQuery` (`record` `None`: not bound to a shader
+    /// table record) and GLSL's `hitObjectRecordFromQueryEXT` (`record` the
+    /// given `sbtRecordIndex`). For a procedural hit, `hit_kind` and
+    /// `attributes` are the caller's; for a triangle they are ignored
+    /// (`sm69.hit_object.from_ray_query.hit_kind_and_attributes_ignored_unless_procedural`,
+    /// `glsl_ext.hit_object_record_from_query.triangle_attributes_from_query`).
     pub fn to_hit_object(
         &mut self,
         scene: &Scene,
+        hit_kind: Option<u32>,
         attributes: Option<Value>,
+        record: Option<u32>,
     ) -> Result<HitObject, Fault> {
         let st = self.state()?;
         let Some(c) = st.committed.clone() else {
@@ -342,10 +350,12 @@ impl RayQuery {
                 traversal::triangle_attributes(barycentrics),
             ),
             CandidateKind::Aabb { .. } => (
-                Scalar::unspecified(
-                    ser_lang::ast::ScalarType::Uint,
-                    "the proposal gives no hit kind for a procedural hit committed in a RayQuery",
-                ),
+                hit_kind.map(Scalar::uint).unwrap_or_else(|| {
+                    Scalar::unspecified(
+                        ser_lang::ast::ScalarType::Uint,
+                        "no hit kind is given for a procedural hit committed in a RayQuery",
+                    )
+                }),
                 attributes.unwrap_or_else(|| Value::Struct {
                     name: NO_ATTRIBUTES.into(),
                     fields: Vec::new(),
@@ -363,7 +373,7 @@ impl RayQuery {
                 attributes,
             },
         );
-        hit.index = None;
+        hit.index = record;
         Ok(HitObject::Hit(Box::new(hit)))
     }
 }

@@ -188,6 +188,36 @@ pub(super) fn parse_library(
     ser_lang::parse(source).map_err(|e| library_error(spec, e.span.line, at, e.to_string()))
 }
 
+/// A case that uses a form only some profiles have (a GL_NV-only or
+/// GL_EXT-only function, a Shader Model 6.9 spelling) lists only those.
+pub(super) fn check_profile_forms(
+    spec: &CaseSpec,
+    library: &Library,
+    at: &dyn Fn(&str) -> String,
+) -> Check<()> {
+    for form in ser_lang::forms::used(library) {
+        let outside: Vec<String> = spec
+            .profiles
+            .iter()
+            .map(|p| p.name().to_string())
+            .filter(|p| !form.profiles.contains(&p.as_str()))
+            .collect();
+        if !outside.is_empty() {
+            return Err((
+                at("profiles"),
+                format!(
+                    "the library uses {}, which only {} has ({}), but the case lists {}",
+                    form.form,
+                    form.profiles.join(", "),
+                    form.clause,
+                    outside.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn check_shader_table(
     spec: &CaseSpec,
     program: &Program,

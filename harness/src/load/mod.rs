@@ -377,6 +377,7 @@ fn load_case(
     check_dispatch(&dispatch, &at).map_err(|(p, m)| error(p, m))?;
     let source = source.text();
     let library = parse_library(&spec, &source, &at).map_err(|(p, m)| error(p, m))?;
+    check_profile_forms(&spec, &library, &at).map_err(|(p, m)| error(p, m))?;
     let program = Program::new(library.clone()).map_err(|e| {
         let (p, m) = library_error(&spec, e.span.line, &at, format!("{e}"));
         error(p, m)
@@ -471,7 +472,10 @@ fn layout_case(file: &Path, prefix: &str, spec: &CaseSpec, layout: LayoutExpect)
         scene: spec.scene.clone(),
         shader_table: spec.shader_table.clone(),
         source: String::new(),
-        library: Library { items: Vec::new() },
+        library: Library {
+            items: Vec::new(),
+            dx_namespace: false,
+        },
         dispatch: Dispatch {
             raygen: String::new(),
             size: [1, 1, 1],

@@ -50,7 +50,7 @@ pub(super) fn attributes_match(have: &str, want: &Type, program: &Program) -> bo
 impl<'a> Thread<'a> {
     /// `HitObject` and its functions exist only in raygeneration, closest-hit
     /// and miss shaders (`ser.hit_object.stages.raygen_closesthit_miss_only`).
-    fn hit_object_stage(&self, what: &str) -> Ex<()> {
+    pub(super) fn hit_object_stage(&self, what: &str) -> Ex<()> {
         match self.stage() {
             Stage::RayGeneration | Stage::ClosestHit | Stage::Miss => Ok(()),
             s => Err(Fault::new(
@@ -117,26 +117,37 @@ impl<'a> Thread<'a> {
                 }
                 Ok(Value::HitObject(Box::new(obj)))
             }
+            // `(q)`, `(q, attributes)` (the proposal revisions) and
+            // `(q, hitKind, attributes)` (Shader Model 6.9,
+            // `sm69.hit_object.from_ray_query.hit_kind_and_attributes_overload_for_procedural`).
             "FromRayQuery" => {
-                if args.is_empty() || args.len() > 2 {
+                if args.is_empty() || args.len() > 3 {
                     return fault(
                         FaultCode::Unsupported,
-                        "`HitObject::FromRayQuery` takes a RayQuery and optionally attributes",
+                        "`HitObject::FromRayQuery` takes a RayQuery, optionally a hit kind, and attributes",
                     );
                 }
-                let attributes = match args.get(1) {
-                    Some(a) => Some(self.eval(a).await?),
-                    None => None,
+                let hit_kind = match args.len() {
+                    3 => Some(
+                        self.uint_arg(&args[1], "the committed custom hit kind")
+                            .await?,
+                    ),
+                    _ => None,
                 };
-                let Value::RayQuery(mut q) = self.eval(&args[0]).await? else {
-                    return fault(
-                        FaultCode::Unsupported,
-                        "`HitObject::FromRayQuery` takes a RayQuery",
-                    );
+                let attributes = match args.len() {
+                    1 => None,
+                    n => Some(self.eval(&args[n - 1]).await?),
                 };
-                let obj = q.to_hit_object(self.w.scene, attributes)?;
+                let mut q = self
+                    .ray_query_arg(&args[0], "HitObject::FromRayQuery")
+                    .await?;
+                let obj = q.to_hit_object(self.w.scene, hit_kind, attributes, None)?;
                 Ok(Value::HitObject(Box::new(obj)))
             }
+            "MakeHit" | "MakeHitWithIndex" => self.record_hit(method, args).await,
+            "RecordFromQuery" => self.record_from_query(args).await,
+            "ReorderExecute" => self.reorder_execute(args).await,
+            "TraceReorderExecute" => self.trace_reorder_execute(args).await,
             _ => fault(
                 FaultCode::Unsupported,
                 format!("`HitObject::{method}` is not supported"),
@@ -174,6 +185,18 @@ impl<'a> Thread<'a> {
         template: Option<&'a Type>,
         args: &'a [Expr],
     ) -> Ex<Value> {
+        // Methods whose operand is an `out` place.
+        match (method, args) {
+            ("GetAttributes", [out]) if template.is_none() => {
+                self.hit_object_stage("HitObject::GetAttributes")?;
+                return self.get_attributes_out(receiver, out).await;
+            }
+            ("GetTriangleVertexPositions", [out]) => {
+                self.hit_object_stage("HitObject::GetTriangleVertexPositions")?;
+                return self.get_triangle_vertex_positions(receiver, out).await;
+            }
+            _ => {}
+        }
         let mut values = Vec::with_capacity(args.len());
         for a in args {
             values.push(self.eval(a).await?);
@@ -333,7 +356,7 @@ impl<'a> Thread<'a> {
     /// match the committed attributes
     /// (`ser.hit_object.get_attributes.type_must_match_committed`); a
     /// non-hit gives zeros (`ser.hit_object.get_attributes.non_hit_zero_initialized`).
-    fn get_attributes(&self, h: &HitObject, ty: &Type) -> Ex<Value> {
+    pub(super) fn get_attributes(&self, h: &HitObject, ty: &Type) -> Ex<Value> {
         let program = self.w.program;
         let HitObject::Hit(hit) = h else {
             let fill = if mutation::active(Mutation::NonHitAttributesUninitialized) {

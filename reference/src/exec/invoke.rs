@@ -25,13 +25,24 @@ impl<'a> Thread<'a> {
     /// and never modifies the hit object (`ser.hit_object.invoke.hit_object_not_modified`):
     /// it receives a copy.
     pub async fn hit_object_invoke(&mut self, args: &'a [Expr]) -> Ex<Value> {
-        let Value::HitObject(mut object) = self.eval(&args[0]).await? else {
+        let Value::HitObject(object) = self.eval(&args[0]).await? else {
             return fault(
                 FaultCode::Unsupported,
                 "the first argument of `HitObject::Invoke` is a HitObject",
             );
         };
-        let place = self.place(&args[1]).await?;
+        self.invoke_object(object, Some(&args[0]), &args[1]).await
+    }
+
+    /// `HitObject::Invoke` of an evaluated hit object; `operand` is the
+    /// expression it came from, if any.
+    pub(super) async fn invoke_object(
+        &mut self,
+        mut object: Box<HitObject>,
+        operand: Option<&'a Expr>,
+        payload: &'a Expr,
+    ) -> Ex<Value> {
+        let place = self.place(payload).await?;
         let payload = self.read_place(&place)?;
         if mutation::active(Mutation::NopInvokeRunsMiss) && object.is_nop() {
             *object = hit_object::make_miss(0, 0, Ray::zero());
@@ -67,9 +78,11 @@ impl<'a> Thread<'a> {
         self.reorder_point(ReorderPoint::Invoke).await;
         let payload = self.leave_call(payload, Call::Invoke);
         self.write_place(&place, payload)?;
-        if mutation::active(Mutation::InvokeModifiesObject) && self.is_place(&args[0]) {
-            let consumed = self.place(&args[0]).await?;
-            self.write_place(&consumed, Value::HitObject(Box::default()))?;
+        if let Some(operand) = operand.filter(|e| self.is_place(e)) {
+            if mutation::active(Mutation::InvokeModifiesObject) {
+                let consumed = self.place(operand).await?;
+                self.write_place(&consumed, Value::HitObject(Box::default()))?;
+            }
         }
         Ok(Value::void())
     }

@@ -18,6 +18,7 @@ pub mod memory;
 mod ops;
 mod paq;
 mod place;
+mod record;
 mod reorder;
 pub mod sched;
 pub mod schedule;

@@ -25,7 +25,13 @@ impl<'a> Thread<'a> {
                 ),
             );
         }
-        // `ser.maybe_reorder_thread.stage.raygen_only`
+        self.check_reorder_stage(name)?;
+        let values = self.eval_args(args).await?;
+        self.reorder_values(name, values).await
+    }
+
+    /// `ser.maybe_reorder_thread.stage.raygen_only`
+    pub(super) fn check_reorder_stage(&self, name: &str) -> Ex<()> {
         if self.stage() != Stage::RayGeneration {
             return Err(Fault::new(
                 FaultCode::InvalidStage,
@@ -34,7 +40,11 @@ impl<'a> Thread<'a> {
             .clause("ser.maybe_reorder_thread.stage.raygen_only")
             .into());
         }
-        let values = self.eval_args(args).await?;
+        Ok(())
+    }
+
+    /// `MaybeReorderThread` of evaluated operands, in a raygeneration shader.
+    pub(super) async fn reorder_values(&mut self, name: &str, values: Vec<Value>) -> Ex<Value> {
         let shape: Vec<bool> = values
             .iter()
             .map(|v| matches!(v, Value::HitObject(_)))

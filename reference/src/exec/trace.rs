@@ -37,7 +37,7 @@ impl<'a> Thread<'a> {
     /// Ray tracing calls are available in raygeneration, closest-hit and
     /// miss shaders, below the pipeline's maximum recursion depth
     /// (`ser.hit_object.trace_ray.not_at_max_recursion`).
-    fn check_can_trace(&self, what: &str, clause: &str) -> Ex<()> {
+    pub(super) fn check_can_trace(&self, what: &str, clause: &str) -> Ex<()> {
         if !matches!(
             self.stage(),
             Stage::RayGeneration | Stage::ClosestHit | Stage::Miss
@@ -71,6 +71,17 @@ impl<'a> Thread<'a> {
                 format!("`{what}` takes 8 arguments, {} given", args.len()),
             );
         }
+        self.trace_operands(&args[..7], &args[7], what).await
+    }
+
+    /// The seven operands before the payload (acceleration structure, flags,
+    /// mask, ray contribution, multiplier, miss index, ray) and the payload.
+    pub(super) async fn trace_operands(
+        &mut self,
+        args: &'a [Expr],
+        payload: &'a Expr,
+        what: &str,
+    ) -> Ex<(TraceParams, Ray, Place)> {
         match &args[0].kind {
             ExprKind::Ident(n) if self.w.program.acceleration_structures.contains(n) => {}
             _ => {
@@ -104,7 +115,7 @@ impl<'a> Thread<'a> {
                 format!("the ray is unspecified ({why})"),
             );
         }
-        let place = self.place(&args[7]).await?;
+        let place = self.place(payload).await?;
         Ok((params, ray, place))
     }
 
@@ -119,6 +130,16 @@ impl<'a> Thread<'a> {
             "ser.hit_object.trace_ray.not_at_max_recursion",
         )?;
         let (params, ray, place) = self.trace_args(args, "HitObject::TraceRay").await?;
+        self.hit_object_trace(params, ray, place).await
+    }
+
+    /// `HitObject::TraceRay` once its operands are evaluated.
+    pub(super) async fn hit_object_trace(
+        &mut self,
+        params: TraceParams,
+        ray: Ray,
+        place: Place,
+    ) -> Ex<Value> {
         let payload = self.read_place(&place)?;
         let payload = self.enter_call(payload, Call::HitObjectTraceRay);
         let (object, payload) = self.traverse(params, ray, payload).await?;

@@ -142,7 +142,18 @@ fn written_by<'e>(program: &Program, e: &'e Expr) -> Vec<&'e Expr> {
     match &e.kind {
         ExprKind::Assign(_, lhs, _) => vec![lhs],
         ExprKind::IncDec { target, .. } => vec![target],
-        ExprKind::MethodCall { receiver, .. } => vec![receiver],
+        ExprKind::MethodCall {
+            receiver,
+            method,
+            args,
+            template,
+        } => match (method.as_str(), args.as_slice()) {
+            // The `out` operand of Shader Model 6.9's GetAttributes and of
+            // GL_EXT's triangle vertex getter.
+            ("GetAttributes", [out]) if template.is_none() => vec![receiver, out],
+            ("GetTriangleVertexPositions", [out]) => vec![receiver, out],
+            _ => vec![receiver],
+        },
         ExprKind::Call { name, args } => match name.as_str() {
             "TraceRay" => args.get(7).into_iter().collect(),
             "CallShader" => args.get(1).into_iter().collect(),
@@ -163,6 +174,7 @@ fn written_by<'e>(program: &Program, e: &'e Expr) -> Vec<&'e Expr> {
         } if ty == "HitObject" => match method.as_str() {
             "TraceRay" => args.get(7).into_iter().collect(),
             "Invoke" => args.get(1).into_iter().collect(),
+            "ReorderExecute" | "TraceReorderExecute" => args.last().into_iter().collect(),
             _ => Vec::new(),
         },
         _ => Vec::new(),

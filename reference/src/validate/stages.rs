@@ -105,7 +105,14 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
     }
     check_trace_ray(v, f, stage, &place);
     if stage != Stage::RayGeneration {
-        for (span, name) in calls_to(f, &["MaybeReorderThread", "ReorderThread"]) {
+        let reorders = [
+            "MaybeReorderThread",
+            "ReorderThread",
+            // GL_EXT's shorthands that reorder (`glsl_ext.functions.invocation_repack_functions`).
+            "HitObject::ReorderExecute",
+            "HitObject::TraceReorderExecute",
+        ];
+        for (span, name) in calls_to(f, &reorders) {
             if stage == Stage::ClosestHit
                 && mutation::active(Mutation::ValidatorReorderInClosestHit)
             {
@@ -153,14 +160,18 @@ fn check_trace_ray(v: &mut Validator, f: &FunctionDecl, stage: Stage, place: &st
     }
 }
 
-/// The calls in `f` of the free functions `names`, with where they are.
+/// The calls in `f` of the functions `names` (free functions, or
+/// `Type::method`), with where they are.
 fn calls_to(f: &FunctionDecl, names: &[&str]) -> Vec<(Span, String)> {
     let mut calls = Vec::new();
     ser_lang::visit::function_exprs(f, &mut |e| {
-        if let ExprKind::Call { name, .. } = &e.kind {
-            if names.contains(&name.as_str()) {
-                calls.push((e.span, name.clone()));
-            }
+        let name = match &e.kind {
+            ExprKind::Call { name, .. } => name.clone(),
+            ExprKind::StaticCall { ty, method, .. } => format!("{ty}::{method}"),
+            _ => return,
+        };
+        if names.contains(&name.as_str()) {
+            calls.push((e.span, name));
         }
     });
     calls

@@ -1,0 +1,249 @@
+//! The GLSL texts' functions without an HLSL counterpart: hits recorded
+//! without tracing (`hitObjectRecordHitNV`, `hitObjectRecordHitWithIndexNV`,
+//! `hitObjectRecordFromQueryEXT`), the EXT shorthands for reordering and
+//! executing (`hitObjectReorderExecuteEXT`, `hitObjectTraceReorderExecuteEXT`),
+//! and the getters that write an `out` operand.
+
+use super::thread::{fault, Ex, Thread};
+use crate::hit_object::{self, HitObject, RecordedHit};
+use crate::outcome::FaultCode;
+use crate::ray::Ray;
+use crate::ray_query::RayQuery;
+use crate::scene::Primitives;
+use crate::value::{Scalar, Value};
+use ser_lang::ast::{Expr, ExprKind, ScalarType};
+
+impl<'a> Thread<'a> {
+    pub(super) async fn ray_query_arg(&mut self, e: &'a Expr, what: &str) -> Ex<Box<RayQuery>> {
+        match self.eval(e).await? {
+            Value::RayQuery(q) => Ok(q),
+            _ => fault(
+                FaultCode::Unsupported,
+                format!("the first operand of `{what}` is a RayQuery"),
+            ),
+        }
+    }
+
+    fn check_scene_operand(&self, e: &Expr, what: &str) -> Ex<()> {
+        match &e.kind {
+            ExprKind::Ident(n) if self.w.program.acceleration_structures.contains(n) => Ok(()),
+            _ => fault(
+                FaultCode::Unsupported,
+                format!("the first operand of `{what}` names the acceleration structure"),
+            ),
+        }
+    }
+
+    /// `HitObject::MakeHit(Scene, instance, primitive, geometry, hitKind,
+    /// sbtRecordOffset, sbtRecordStride, ray, attributes)` and
+    /// `HitObject::MakeHitWithIndex(Scene, instance, primitive, geometry,
+    /// hitKind, sbtRecordIndex, ray, attributes)`: GL_NV's
+    /// `hitObjectRecordHitNV` and `hitObjectRecordHitWithIndexNV`.
+    pub(super) async fn record_hit(&mut self, method: &str, args: &'a [Expr]) -> Ex<Value> {
+        let with_index = method == "MakeHitWithIndex";
+        let n = if with_index { 8 } else { 9 };
+        if args.len() != n {
+            return fault(
+                FaultCode::Unsupported,
+                format!(
+                    "`HitObject::{method}` takes {n} operands, {} given",
+                    args.len()
+                ),
+            );
+        }
+        self.check_scene_operand(&args[0], method)?;
+        let instance = self.uint_arg(&args[1], "the instance index").await?;
+        let primitive = self.uint_arg(&args[2], "the primitive index").await?;
+        let geometry = self.uint_arg(&args[3], "the geometry index").await?;
+        let hit_kind = self.uint_arg(&args[4], "the hit kind").await?;
+        let (record, prefix) = if with_index {
+            // "Only the 4 least-significant bits are used; other bits are
+            // ignored." (`glsl_nv.hit_object_record_hit_with_index.sbt_record_index_low_4_bits`)
+            let index = self.uint_arg(&args[5], "the record index").await?;
+            (index & 0xF, "glsl_nv.hit_object_record_hit_with_index")
+        } else {
+            // The Vulkan hit shader indexing of `traceRayEXT`
+            // (`glsl_nv.hit_object_record_hit.sbt_offset_stride`).
+            let offset = self.uint_arg(&args[5], "the record offset").await?;
+            let stride = self.uint_arg(&args[6], "the record stride").await?;
+            let inst = self.w.scene.instances.get(instance as usize);
+            let base = inst.map_or(0, |i| i.hit_group_offset);
+            let record = crate::sbt::hit_group_record_index(offset, stride, geometry, base);
+            (record, "glsl_nv.hit_object_record_hit")
+        };
+        let desc = self.eval(&args[n - 2]).await?;
+        let ray = Ray::from_desc(0, &desc)?;
+        let attributes = self.eval(&args[n - 1]).await?;
+        if !matches!(attributes, Value::Struct { .. }) {
+            return fault(FaultCode::Unsupported, "the attributes are a struct");
+        }
+        let r = RecordedHit {
+            instance,
+            primitive,
+            geometry,
+            hit_kind,
+            record,
+            ray,
+            attributes,
+        };
+        let obj = hit_object::record_hit(self.w.scene, r, prefix)?;
+        Ok(Value::HitObject(Box::new(obj)))
+    }
+
+    /// `HitObject::RecordFromQuery(q, sbtRecordIndex, attributes)` and
+    /// `(q, sbtRecordIndex, attributes, hitKind)`: GL_EXT's
+    /// `hitObjectRecordFromQueryEXT`, a hit bound to the given record
+    /// (`glsl_ext.hit_object_record_from_query.sbt_record_index`). The text
+    /// says nothing of a query without a committed hit, so the reference
+    /// does not run one.
+    pub(super) async fn record_from_query(&mut self, args: &'a [Expr]) -> Ex<Value> {
+        if !(3..=4).contains(&args.len()) {
+            return fault(
+                FaultCode::Unsupported,
+                "`HitObject::RecordFromQuery` takes (query, record index, attributes[, hit kind])",
+            );
+        }
+        let mut q = self
+            .ray_query_arg(&args[0], "HitObject::RecordFromQuery")
+            .await?;
+        let record = self.uint_arg(&args[1], "the record index").await?;
+        let attributes = self.eval(&args[2]).await?;
+        let hit_kind = match args.get(3) {
+            Some(k) => Some(self.uint_arg(k, "the hit kind").await?),
+            None => None,
+        };
+        match q.to_hit_object(self.w.scene, hit_kind, Some(attributes), Some(record))? {
+            HitObject::Nop => fault(
+                FaultCode::Unsupported,
+                "GL_EXT_shader_invocation_reorder does not say what hitObjectRecordFromQueryEXT makes of a query without a committed hit",
+            ),
+            obj => Ok(Value::HitObject(Box::new(obj))),
+        }
+    }
+
+    /// `HitObject::ReorderExecute(hit, payload)` and `(hit, hint, bits,
+    /// payload)`: "Equivalent of: reorderThreadEXT(hitObject[, hint, bits]);
+    /// hitObjectExecuteShaderEXT(hitObject, payload);"
+    /// (`glsl_ext.hit_object_reorder_execute.equivalent_sequence`,
+    /// `glsl_ext.hit_object_reorder_execute_hint.equivalent_sequence`).
+    pub(super) async fn reorder_execute(&mut self, args: &'a [Expr]) -> Ex<Value> {
+        if args.len() != 2 && args.len() != 4 {
+            return fault(
+                FaultCode::Unsupported,
+                "`HitObject::ReorderExecute` takes (hit, payload) or (hit, hint, bits, payload)",
+            );
+        }
+        let (operands, payload) = args.split_at(args.len() - 1);
+        let name = self.w.options.profile.reorder_intrinsic();
+        self.maybe_reorder_thread(name, operands).await?;
+        let Value::HitObject(object) = self.eval(&args[0]).await? else {
+            return fault(FaultCode::Unsupported, "the first operand is a HitObject");
+        };
+        self.invoke_object(object, Some(&args[0]), &payload[0])
+            .await
+    }
+
+    /// `HitObject::TraceReorderExecute(Scene, flags, mask, offset, stride,
+    /// miss, ray[, hint, bits], payload)`: "Equivalent of:
+    /// hitObjectTraceRayEXT(...); reorderThreadEXT(hitObject[, hint, bits]);
+    /// hitObjectExecuteShaderEXT(hitObject, payload);"
+    /// (`glsl_ext.hit_object_trace_reorder_execute.equivalent_sequence`,
+    /// `glsl_ext.hit_object_trace_reorder_execute_hint.equivalent_sequence`).
+    /// The result is the traced hit object.
+    pub(super) async fn trace_reorder_execute(&mut self, args: &'a [Expr]) -> Ex<Value> {
+        if args.len() != 8 && args.len() != 10 {
+            return fault(
+                FaultCode::Unsupported,
+                "`HitObject::TraceReorderExecute` takes the 8 operands of HitObject::TraceRay, with hint and bits before the payload or not",
+            );
+        }
+        let payload = &args[args.len() - 1];
+        let name = self.w.options.profile.reorder_intrinsic();
+        self.check_reorder_stage(name)?;
+        self.check_can_trace(
+            "HitObject::TraceReorderExecute",
+            "ser.hit_object.trace_ray.not_at_max_recursion",
+        )?;
+        let (params, ray, place) = self
+            .trace_operands(&args[..7], payload, "HitObject::TraceReorderExecute")
+            .await?;
+        let traced = self.hit_object_trace(params, ray, place).await?;
+        let Value::HitObject(object) = &traced else {
+            unreachable!("HitObject::TraceRay makes a hit object")
+        };
+        let mut operands = vec![traced.clone()];
+        for e in &args[7..args.len() - 1] {
+            operands.push(self.eval(e).await?);
+        }
+        self.reorder_values(name, operands).await?;
+        self.invoke_object(object.clone(), None, payload).await?;
+        Ok(traced)
+    }
+
+    /// `hit.GetAttributes(out attributes)` (Shader Model 6.9,
+    /// `sm69.hit_object.get_attributes.stores_committed_attributes`): the
+    /// value form's result, stored to the operand.
+    pub(super) async fn get_attributes_out(&mut self, hit: &'a Expr, out: &'a Expr) -> Ex<Value> {
+        let h = self.hit_object_operand(hit, "GetAttributes").await?;
+        let place = self.place(out).await?;
+        let ty = super::ops::type_of(&self.read_place(&place)?);
+        let v = self.get_attributes(&h, &ty)?;
+        self.write_place(&place, v)?;
+        Ok(Value::void())
+    }
+
+    /// `hit.GetTriangleVertexPositions(out float3 positions[3])`: GL_EXT's
+    /// `hitObjectGetIntersectionTriangleVertexPositionsEXT`, "the three
+    /// vertex positions encoded in the hit object if the intersection is a
+    /// triangle" (`glsl_ext.hit_object_get_triangle_vertex_positions.returns_positions`):
+    /// the triangle's vertices as the scene gives them (object space, as
+    /// `gl_HitTriangleVertexPositionsEXT`); for anything else the text says
+    /// nothing, so they are unspecified.
+    pub(super) async fn get_triangle_vertex_positions(
+        &mut self,
+        hit: &'a Expr,
+        out: &'a Expr,
+    ) -> Ex<Value> {
+        let h = self
+            .hit_object_operand(hit, "GetTriangleVertexPositions")
+            .await?;
+        let place = self.place(out).await?;
+        let triangle = match &h {
+            HitObject::Hit(hit) => {
+                let inst = &self.w.scene.instances[hit.instance_index as usize];
+                let g = &self.w.scene.blas[inst.blas].geometries[hit.geometry_index as usize];
+                match &g.primitives {
+                    Primitives::Triangles(t) => Some(t[hit.primitive_index as usize]),
+                    Primitives::Aabbs(_) => None,
+                }
+            }
+            _ => None,
+        };
+        let vertex = |v: Option<[f32; 3]>| {
+            Value::Vector(
+                (0..3)
+                    .map(|c| match v {
+                        Some(p) => Scalar::float(p[c]),
+                        None => Scalar::unspecified(
+                            ScalarType::Float,
+                            "GL_EXT gives vertex positions only for a triangle hit",
+                        ),
+                    })
+                    .collect(),
+            )
+        };
+        let v = Value::Array((0..3).map(|i| vertex(triangle.map(|t| t[i]))).collect());
+        self.write_place(&place, v)?;
+        Ok(Value::void())
+    }
+
+    async fn hit_object_operand(&mut self, e: &'a Expr, what: &str) -> Ex<HitObject> {
+        match self.eval(e).await? {
+            Value::HitObject(h) => Ok(*h),
+            _ => fault(
+                FaultCode::Unsupported,
+                format!("`{what}` is a method of a HitObject"),
+            ),
+        }
+    }
+}
