@@ -108,3 +108,42 @@ fn printed_sample_looks_canonical() {
     assert!(text.contains("acc -= -(-1);"));
     assert!(text.contains("Attribs a = h.GetAttributes<Attribs>();"));
 }
+
+/// Shader Model 6.9's `dx::` names parse to the same IR as the plain ones,
+/// with the library marked; the printer then qualifies every SER name, so
+/// the round trip holds.
+#[test]
+fn dx_namespace_names_round_trip_qualified() {
+    let qualified = "[shader(\"raygeneration\")] void RG() { dx::HitObject h = dx::HitObject::MakeNop(); dx::MaybeReorderThread(h); HitObject n = HitObject::MakeNop(); }";
+    let plain = qualified.replace("dx::", "");
+    let (q, p) = (parse(qualified).unwrap(), parse(&plain).unwrap());
+    assert!(q.dx_namespace && !p.dx_namespace);
+    assert_eq!(q.items, p.items);
+    let text = print(&q);
+    assert!(text.contains("dx::HitObject h = dx::HitObject::MakeNop();"), "{text}");
+    assert!(text.contains("dx::MaybeReorderThread(h);"), "{text}");
+    assert!(text.contains("dx::HitObject n"), "{text}");
+    assert_eq!(parse(&text).unwrap(), q);
+    assert!(!print(&p).contains("dx::"));
+}
+
+/// The forms of one profile a library uses are found, each once.
+#[test]
+fn profile_forms_are_found() {
+    let src = "struct A { uint a; }; RaytracingAccelerationStructure Scene : register(t0);
+        [shader(\"raygeneration\")] void RG() { RayDesc r; A a; A b;
+        HitObject h = HitObject::MakeHit(Scene, 0, 0, 0, 254, 0, 1, r, a);
+        HitObject g = HitObject::MakeHit(Scene, 0, 0, 0, 254, 0, 1, r, a);
+        h.GetAttributes(b); A c = h.GetAttributes<A>(); }";
+    let forms: Vec<&str> = ser_lang::forms::used(&parse(src).unwrap())
+        .iter()
+        .map(|f| f.clause)
+        .collect();
+    assert_eq!(
+        forms,
+        [
+            "glsl_nv.hit_object_record_hit.signature",
+            "sm69.hit_object.get_attributes.out_parameter_signature"
+        ]
+    );
+}

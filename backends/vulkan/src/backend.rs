@@ -3,7 +3,7 @@
 //! express makes the case *not supported*, with the reason.
 
 use crate::device::{Gpu, Module, NoDevice};
-use crate::emit::{self, Glsl, Stage};
+use crate::emit::{self, Glsl, Spelling, Stage};
 use crate::interface::Interface;
 use ash::vk;
 use ser_harness::backend::{Backend, BackendError, Execution, Output};
@@ -74,14 +74,14 @@ fn empty(stage: Stage, entry: &str) -> Glsl {
 
 /// Every module a case needs, as GLSL; `Err(NotSupported)` for what cannot
 /// be expressed.
-pub fn glsl(case: &Case) -> Result<(Interface, Vec<Glsl>), BackendError> {
+pub fn glsl(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Glsl>), BackendError> {
     let interface = Interface::of(&case.library).map_err(BackendError::NotSupported)?;
     let mut glsl: Vec<Glsl> = Vec::new();
     let want = |name: &str, glsl: &mut Vec<Glsl>| -> Result<(), BackendError> {
         if glsl.iter().any(|g| g.entry == name) {
             return Ok(());
         }
-        let g = emit::entry_point(&case.library, name, &interface)
+        let g = emit::entry_point(&case.library, name, &interface, spelling)
             .map_err(|u| BackendError::NotSupported(format!("`{name}`: {u}")))?;
         glsl.push(g);
         Ok(())
@@ -118,7 +118,7 @@ pub fn glsl(case: &Case) -> Result<(Interface, Vec<Glsl>), BackendError> {
 
 /// Every module a case needs, compiled.
 pub fn modules(case: &Case) -> Result<(Interface, Vec<Module>), BackendError> {
-    let (interface, glsl) = glsl(case)?;
+    let (interface, glsl) = glsl(case, Spelling::Nv)?;
     let mut out = Vec::new();
     for g in glsl {
         let spirv = crate::compile::spirv(&g).map_err(|e| {

@@ -6,6 +6,7 @@
 use ser_harness::backend::Backend;
 use ser_harness::protocol::serve::serve;
 use ser_vulkan::backend::VulkanBackend;
+use ser_vulkan::emit::Spelling;
 use std::process::ExitCode;
 
 /// `ser-vulkan --emit CASES_DIR ID`: prints the GLSL of every module of a
@@ -19,7 +20,15 @@ fn emit(dir: &str, id: &str) -> ExitCode {
         eprintln!("ser-vulkan: no case `{id}` under {dir}");
         return ExitCode::from(2);
     };
-    match ser_vulkan::backend::glsl(&case) {
+    // The case's GL_EXT form where it applies only to vulkan-ext.
+    let spelling = if case.profiles.contains(&ser_reference::Profile::VulkanNv) {
+        Spelling::Nv
+    } else if case.profiles.contains(&ser_reference::Profile::VulkanExt) {
+        Spelling::Ext
+    } else {
+        Spelling::Nv
+    };
+    match ser_vulkan::backend::glsl(&case, spelling) {
         Ok((_, modules)) => {
             for g in modules {
                 println!("// ---- {} ({:?})\n{}", g.entry, g.stage, g.source);

@@ -7,7 +7,7 @@
 use ser_harness::load::{load_dir, Case};
 use ser_reference::Profile;
 use ser_vulkan::compile::spirv;
-use ser_vulkan::emit::{entry_point, Glsl};
+use ser_vulkan::emit::{entry_point, Glsl, Spelling};
 use ser_vulkan::interface::Interface;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +16,8 @@ use std::process::Command;
 /// Cases fully emitted must be at least this many: all 272 runtime cases
 /// of the vulkan-nv profile when this was written.
 const MIN_FULLY_EMITTED: usize = 272;
+/// The same for vulkan-ext (GL_EXT spelling) when this was written.
+const MIN_FULLY_EMITTED_EXT: usize = 0;
 
 fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases")
@@ -77,8 +79,7 @@ fn validate(tool: &Path, words: &[u32], name: &str) -> Result<(), String> {
     }
 }
 
-#[test]
-fn vulkan_nv_runtime_cases_emit_and_compile() {
+fn runtime_cases_emit_and_compile(profile: Profile, spelling: Spelling, min_full: usize) {
     let tool = spirv_val();
     if tool.is_none() {
         println!("spirv-val not found: SPIR-V not validated");
@@ -91,11 +92,11 @@ fn vulkan_nv_runtime_cases_emit_and_compile() {
     let mut by_reason: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for loaded in load_dir(&cases_dir()) {
         let case = loaded.unwrap_or_else(|e| panic!("case failed to load: {e:?}"));
-        if case.kind() != "runtime" || !case.profiles.contains(&Profile::VulkanNv) {
+        if case.kind() != "runtime" || !case.profiles.contains(&profile) {
             continue;
         }
         total += 1;
-        let library = Profile::VulkanNv.adapt(&case.library);
+        let library = profile.adapt(&case.library);
         let interface = match Interface::of(&library) {
             Ok(i) => i,
             Err(e) => {
@@ -109,7 +110,7 @@ fn vulkan_nv_runtime_cases_emit_and_compile() {
             }
         };
         for entry in entries(&case) {
-            match entry_point(&library, &entry, &interface) {
+            match entry_point(&library, &entry, &interface, spelling) {
                 Ok(glsl) => modules.push((case.id.clone(), glsl)),
                 Err(u) => {
                     unsupported_cases.insert(case.id.clone());
@@ -182,7 +183,7 @@ fn vulkan_nv_runtime_cases_emit_and_compile() {
         .iter()
         .filter(|id| !unsupported_cases.contains(*id) && !failed_cases.contains(*id))
         .count();
-    println!("vulkan-nv runtime cases: {total}, fully emitted and compiled: {full}");
+    println!("{profile} runtime cases: {total}, fully emitted and compiled: {full}");
     for (reason, uses) in &by_reason {
         println!("unsupported ({} entry points): {reason}", uses.len());
         for u in uses {
@@ -199,9 +200,20 @@ fn vulkan_nv_runtime_cases_emit_and_compile() {
         );
     }
     assert!(
-        full >= MIN_FULLY_EMITTED,
-        "only {full} of {total} cases fully emitted (expected at least {MIN_FULLY_EMITTED})"
+        full >= min_full,
+        "only {full} of {total} {profile} cases fully emitted (expected at least {min_full})"
     );
+}
+
+#[test]
+fn vulkan_nv_runtime_cases_emit_and_compile() {
+    runtime_cases_emit_and_compile(Profile::VulkanNv, Spelling::Nv, MIN_FULLY_EMITTED);
+}
+
+/// The same cases of the vulkan-ext profile, in GL_EXT's spelling.
+#[test]
+fn vulkan_ext_runtime_cases_emit_and_compile() {
+    runtime_cases_emit_and_compile(Profile::VulkanExt, Spelling::Ext, MIN_FULLY_EMITTED_EXT);
 }
 
 /// Beyond the vulkan-nv profile: every entry point of every runtime case
@@ -222,7 +234,7 @@ fn every_runtime_case_emits_compiling_glsl_or_says_why_not() {
         };
         for entry in entries(&case) {
             total += 1;
-            match entry_point(&case.library, &entry, &interface) {
+            match entry_point(&case.library, &entry, &interface, Spelling::Nv) {
                 Err(u) => *by_reason.entry(u.0).or_default() += 1,
                 Ok(glsl) => {
                     emitted += 1;

@@ -4,7 +4,7 @@ use super::expr::{Code, ACCEL};
 use super::types::{
     common, convert, glsl_type, mangle, normalize, scalar_of, unsupported, with_scalar,
 };
-use super::{Emitter, Stage, Unsupported};
+use super::{Emitter, Spelling, Stage, Unsupported};
 use ser_lang::ast::*;
 
 const UINT: Type = Type::Scalar(ScalarType::Uint);
@@ -514,21 +514,71 @@ impl Emitter<'_> {
                 }
                 "MakeMiss" => {
                     Self::arity("HitObject::MakeMiss", args, &[3])?;
+                    let miss = self.expr_as(&args[1], &UINT)?;
+                    let ray = self.ray_operand(&args[2])?;
+                    if self.spelling == Spelling::Ext {
+                        // `hitObjectRecordMissEXT(h, rayFlags, sbtRecordIndex, ...)`
+                        let flags = self.expr_as(&args[0], &UINT)?;
+                        return self.push_pre(format!(
+                            "hitObjectRecordMissEXT({target}, {flags}, {miss}, {ray});"
+                        ));
+                    }
                     if const_u32(&args[0]) != Some(0) {
                         return unsupported("NV's hitObjectRecordMissNV takes no ray flags (HitObject::MakeMiss with flags other than a constant 0)");
                     }
-                    let miss = self.expr_as(&args[1], &UINT)?;
-                    let ray = self.ray_operand(&args[2])?;
                     self.push_pre(format!("hitObjectRecordMissNV({target}, {miss}, {ray});"))
                 }
-                "TraceRay" => {
-                    Self::arity("HitObject::TraceRay", args, &[8])?;
-                    let call = self.trace_args(args)?;
-                    let (p, pt) = self.payload_place(&args[7])?;
+                "TraceRay" | "TraceReorderExecute" => {
+                    let trace = method == "TraceRay";
+                    Self::arity(method, args, if trace { &[8] } else { &[8, 10] })?;
+                    if !trace && self.spelling != Spelling::Ext {
+                        return unsupported("HitObject::TraceReorderExecute is GL_EXT's");
+                    }
+                    let mut call = self.trace_args(args)?;
+                    for hint in &args[7..args.len() - 1] {
+                        call.push_str(", ");
+                        call.push_str(&self.expr_as(hint, &UINT)?);
+                    }
+                    let (p, pt) = self.payload_place(&args[args.len() - 1])?;
                     let k = self.payload_location(&pt);
+                    let f = if trace {
+                        "hitObjectTraceRayNV"
+                    } else {
+                        "hitObjectTraceReorderExecuteEXT"
+                    };
                     self.push_pre(format!("_pl{k} = {p};"))?;
-                    self.push_pre(format!("hitObjectTraceRayNV({target}, {call}, {k});"))?;
+                    self.push_pre(format!("{f}({target}, {call}, {k});"))?;
                     self.push_pre(format!("{p} = _pl{k};"))
+                }
+                "MakeHit" | "MakeHitWithIndex" => {
+                    let n = if method == "MakeHit" { 9 } else { 8 };
+                    Self::arity(method, args, &[n])?;
+                    if self.spelling != Spelling::Nv {
+                        return unsupported(format!("HitObject::{method} is GL_NV's"));
+                    }
+                    let (a, at) = self.expr(&args[0])?;
+                    if at != Type::Struct(ACCEL.into()) {
+                        return unsupported(
+                            "a first operand that is not the acceleration structure",
+                        );
+                    }
+                    let mut parts = vec![a];
+                    for x in &args[1..4] {
+                        parts.push(format!("int({})", self.expr_as(x, &UINT)?));
+                    }
+                    for x in &args[4..n - 2] {
+                        parts.push(self.expr_as(x, &UINT)?);
+                    }
+                    parts.push(self.ray_operand(&args[n - 2])?);
+                    let (attr, t) = self.expr(&args[n - 1])?;
+                    let k = self.hit_attr_location(&normalize(t));
+                    self.push_pre(format!("_hoa{k} = {attr};"))?;
+                    let f = if n == 9 {
+                        "hitObjectRecordHitNV"
+                    } else {
+                        "hitObjectRecordHitWithIndexNV"
+                    };
+                    self.push_pre(format!("{f}({target}, {}, {k});", parts.join(", ")))
                 }
                 "FromRayQuery" => {
                     unsupported("HitObject::FromRayQuery: no ray query on this device")
@@ -550,13 +600,25 @@ impl Emitter<'_> {
         args: &[Expr],
     ) -> Result<Code, Unsupported> {
         self.uses.reorder = true;
-        if method == "Invoke" {
-            Self::arity("HitObject::Invoke", args, &[2])?;
-            let h = self.hit_value(&args[0])?;
-            let (p, pt) = self.payload_place(&args[1])?;
+        if method == "Invoke" || method == "ReorderExecute" {
+            let invoke = method == "Invoke";
+            Self::arity(method, args, if invoke { &[2] } else { &[2, 4] })?;
+            if !invoke && self.spelling != Spelling::Ext {
+                return unsupported("HitObject::ReorderExecute is GL_EXT's");
+            }
+            let mut operands = vec![self.hit_value(&args[0])?];
+            for hint in &args[1..args.len() - 1] {
+                operands.push(self.expr_as(hint, &UINT)?);
+            }
+            let (p, pt) = self.payload_place(&args[args.len() - 1])?;
             let k = self.payload_location(&pt);
+            let f = if invoke {
+                "hitObjectExecuteShaderNV"
+            } else {
+                "hitObjectReorderExecuteEXT"
+            };
             self.push_pre(format!("_pl{k} = {p};"))?;
-            self.push_pre(format!("hitObjectExecuteShaderNV({h}, {k});"))?;
+            self.push_pre(format!("{f}({}, {k});", operands.join(", ")))?;
             self.push_pre(format!("{p} = _pl{k};"))?;
             return Ok((String::new(), Type::Void));
         }
@@ -610,8 +672,21 @@ impl Emitter<'_> {
                 self.push_pre(format!("{} = _hoa{k};", super::types::declare(&t, &tmp)?))?;
                 return Ok((tmp, t));
             }
+            "GetRayFlags" if self.spelling == Spelling::Ext => (format!("hitObjectGetRayFlagsEXT({h})"), UINT),
             "GetRayFlags" => return unsupported("HitObject::GetRayFlags: NV has no getter for a hit object's ray flags"),
+            "SetShaderTableIndex" if self.spelling == Spelling::Ext => {
+                Self::arity(method, args, &[1])?;
+                let i = self.expr_as(&args[0], &UINT)?;
+                self.push_pre(format!("hitObjectSetShaderBindingTableRecordIndexEXT({h}, {i});"))?;
+                return Ok((String::new(), Type::Void));
+            }
             "SetShaderTableIndex" => return unsupported("HitObject::SetShaderTableIndex: no NV equivalent"),
+            "GetTriangleVertexPositions" if self.spelling == Spelling::Ext => {
+                Self::arity(method, args, &[1])?;
+                let (p, _) = self.expr(&args[0])?;
+                self.push_pre(format!("hitObjectGetIntersectionTriangleVertexPositionsEXT({h}, {p});"))?;
+                return Ok((String::new(), Type::Void));
+            }
             "LoadLocalRootTableConstant" => {
                 return unsupported("HitObject::LoadLocalRootTableConstant: not emitted (it needs hitObjectGetShaderRecordBufferHandleNV and GL_EXT_buffer_reference)")
             }

@@ -1,5 +1,6 @@
 //! The IR of a case library as GLSL 460 with `GL_EXT_ray_tracing` and
-//! `GL_NV_shader_invocation_reorder`: one module per entry point, with
+//! `GL_NV_shader_invocation_reorder` or `GL_EXT_shader_invocation_reorder`
+//! (the [`Spelling`] of the profile): one module per entry point, with
 //! every struct and helper function it reaches.
 //!
 //! What the emitted modules and the pipeline share is in
@@ -68,6 +69,64 @@ impl Stage {
     }
 }
 
+/// Which GLSL extension spells the hit object API. The two name the
+/// functions they share alike but for the suffix (`hitObjectIsHitNV`,
+/// `hitObjectIsHitEXT`); the emitter writes the NV names and, for EXT,
+/// [`Spelling::respell`] renames them. Where the two differ (EXT's
+/// `hitObjectRecordMissEXT` takes ray flags; each has functions the other
+/// lacks) the emitter writes each form itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spelling {
+    /// `GL_NV_shader_invocation_reorder`, profile `vulkan-nv`.
+    Nv,
+    /// `GL_EXT_shader_invocation_reorder`, profile `vulkan-ext`.
+    Ext,
+}
+
+impl Spelling {
+    pub fn for_profile(p: ser_reference::Profile) -> Option<Spelling> {
+        match p {
+            ser_reference::Profile::VulkanNv => Some(Spelling::Nv),
+            ser_reference::Profile::VulkanExt => Some(Spelling::Ext),
+            _ => None,
+        }
+    }
+
+    /// GLSL written with the NV names, in this spelling: under EXT every
+    /// identifier `hitObject...NV` or `reorderThreadNV` ends in `EXT`, and
+    /// the extension directive names GL_EXT. (User names never end in
+    /// `NV`: `types::mangle` renames them.)
+    pub fn respell(self, glsl: &str) -> String {
+        if self == Spelling::Nv {
+            return glsl.to_string();
+        }
+        let mut out = String::with_capacity(glsl.len() + 64);
+        let mut word = String::new();
+        let flush = |word: &mut String, out: &mut String| {
+            let api = word.starts_with("hitObject") || word.starts_with("reorderThread");
+            if api && word.ends_with("NV") {
+                out.push_str(&word[..word.len() - 2]);
+                out.push_str("EXT");
+            } else if word == "GL_NV_shader_invocation_reorder" {
+                out.push_str("GL_EXT_shader_invocation_reorder");
+            } else {
+                out.push_str(word);
+            }
+            word.clear();
+        };
+        for c in glsl.chars() {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                word.push(c);
+            } else {
+                flush(&mut word, &mut out);
+                out.push(c);
+            }
+        }
+        flush(&mut word, &mut out);
+        out
+    }
+}
+
 /// What the NV extension or this emitter cannot express: the case is then
 /// reported not supported, with this reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,6 +147,7 @@ pub fn entry_point(
     library: &Library,
     entry: &str,
     interface: &Interface,
+    spelling: Spelling,
 ) -> Result<Glsl, Unsupported> {
     let f = library
         .items
@@ -101,8 +161,8 @@ pub fn entry_point(
         .stage()
         .and_then(Stage::from_name)
         .ok_or_else(|| Unsupported(format!("`{entry}` is not an entry point")))?;
-    let mut e = Emitter::new(library, interface, stage);
-    let source = e.module(f)?;
+    let mut e = Emitter::new(library, interface, stage, spelling);
+    let source = spelling.respell(&e.module(f)?);
     Ok(Glsl {
         stage,
         entry: entry.to_string(),
@@ -123,6 +183,7 @@ pub(crate) struct Uses {
 
 pub(crate) struct Emitter<'a> {
     pub lib: &'a Library,
+    pub spelling: Spelling,
     pub iface: &'a Interface,
     pub stage: Stage,
     pub structs: HashMap<String, Vec<(String, Type)>>,
@@ -173,7 +234,12 @@ pub(crate) fn builtin_structs() -> Vec<(String, Vec<(String, Type)>)> {
 }
 
 impl<'a> Emitter<'a> {
-    pub fn new(lib: &'a Library, iface: &'a Interface, stage: Stage) -> Emitter<'a> {
+    pub fn new(
+        lib: &'a Library,
+        iface: &'a Interface,
+        stage: Stage,
+        spelling: Spelling,
+    ) -> Emitter<'a> {
         let mut structs: HashMap<_, _> = builtin_structs().into_iter().collect();
         let mut functions = HashMap::new();
         let mut constants = HashMap::new();
@@ -201,6 +267,7 @@ impl<'a> Emitter<'a> {
         }
         Emitter {
             lib,
+            spelling,
             iface,
             stage,
             structs,

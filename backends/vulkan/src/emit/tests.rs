@@ -1,13 +1,13 @@
 //! The mapping's trickiest parts, line by line, and programs that must
 //! compile with glslang.
 
-use super::{entry_point, Glsl};
+use super::{entry_point, Glsl, Spelling};
 use crate::interface::Interface;
 
 fn emit(src: &str, entry: &str) -> Result<Glsl, super::Unsupported> {
     let lib = ser_lang::parse(src).expect("the test program parses");
     let iface = Interface::of(&lib).expect("an interface");
-    entry_point(&lib, entry, &iface)
+    entry_point(&lib, entry, &iface, Spelling::Nv)
 }
 
 /// Emits, compiles, and returns the GLSL lines, trimmed.
