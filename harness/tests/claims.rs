@@ -81,7 +81,7 @@ fn a_backend_declining_every_case_inside_its_claim_is_not_conformant() {
     let last = last_line(&out);
     assert!(
         last.starts_with(
-            "verdict: NOT CONFORMANT to 0027-maybereorderthread with all 12 capabilities, on 35 of "
+            "verdict: NOT CONFORMANT to 0027-maybereorderthread with all 13 capabilities, on 35 of "
         ),
         "{last}"
     );

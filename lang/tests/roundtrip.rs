@@ -120,7 +120,10 @@ fn dx_namespace_names_round_trip_qualified() {
     assert!(q.dx_namespace && !p.dx_namespace);
     assert_eq!(q.items, p.items);
     let text = print(&q);
-    assert!(text.contains("dx::HitObject h = dx::HitObject::MakeNop();"), "{text}");
+    assert!(
+        text.contains("dx::HitObject h = dx::HitObject::MakeNop();"),
+        "{text}"
+    );
     assert!(text.contains("dx::MaybeReorderThread(h);"), "{text}");
     assert!(text.contains("dx::HitObject n"), "{text}");
     assert_eq!(parse(&text).unwrap(), q);
