@@ -21,9 +21,9 @@ fn emit(dir: &str, id: &str) -> ExitCode {
         return ExitCode::from(2);
     };
     // The case's GL_EXT form where it applies only to vulkan-ext.
-    let spelling = if case.profiles.contains(&ser_reference::Profile::VulkanNv) {
-        Spelling::Nv
-    } else if case.profiles.contains(&ser_reference::Profile::VulkanExt) {
+    let ext_only = case.profiles.contains(&ser_reference::Profile::VulkanExt)
+        && !case.profiles.contains(&ser_reference::Profile::VulkanNv);
+    let spelling = if ext_only {
         Spelling::Ext
     } else {
         Spelling::Nv

@@ -2,7 +2,7 @@
 
 use super::paq::Call;
 use super::sched::ReorderPoint;
-use super::thread::{fault, Ex, Thread};
+use super::thread::{Ex, Thread};
 use crate::choice::Chooser;
 use crate::hit_object::{self, HitObject};
 use crate::mutation::{self, Mutation};
@@ -25,12 +25,9 @@ impl<'a> Thread<'a> {
     /// and never modifies the hit object (`ser.hit_object.invoke.hit_object_not_modified`):
     /// it receives a copy.
     pub async fn hit_object_invoke(&mut self, args: &'a [Expr]) -> Ex<Value> {
-        let Value::HitObject(object) = self.eval(&args[0]).await? else {
-            return fault(
-                FaultCode::Unsupported,
-                "the first argument of `HitObject::Invoke` is a HitObject",
-            );
-        };
+        let object = self
+            .hit_object_operand(&args[0], "HitObject::Invoke")
+            .await?;
         self.invoke_object(object, Some(&args[0]), &args[1]).await
     }
 

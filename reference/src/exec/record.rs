@@ -11,7 +11,7 @@ use crate::ray::Ray;
 use crate::ray_query::RayQuery;
 use crate::scene::Primitives;
 use crate::value::{Scalar, Value};
-use ser_lang::ast::{Expr, ExprKind, ScalarType};
+use ser_lang::ast::{Expr, ScalarType};
 
 impl<'a> Thread<'a> {
     pub(super) async fn ray_query_arg(&mut self, e: &'a Expr, what: &str) -> Ex<Box<RayQuery>> {
@@ -20,16 +20,6 @@ impl<'a> Thread<'a> {
             _ => fault(
                 FaultCode::Unsupported,
                 format!("the first operand of `{what}` is a RayQuery"),
-            ),
-        }
-    }
-
-    fn check_scene_operand(&self, e: &Expr, what: &str) -> Ex<()> {
-        match &e.kind {
-            ExprKind::Ident(n) if self.w.program.acceleration_structures.contains(n) => Ok(()),
-            _ => fault(
-                FaultCode::Unsupported,
-                format!("the first operand of `{what}` names the acceleration structure"),
             ),
         }
     }
@@ -135,10 +125,12 @@ impl<'a> Thread<'a> {
         }
         let (operands, payload) = args.split_at(args.len() - 1);
         let name = self.w.options.profile.reorder_intrinsic();
-        self.maybe_reorder_thread(name, operands).await?;
-        let Value::HitObject(object) = self.eval(&args[0]).await? else {
+        self.check_reorder_stage(name)?;
+        let values = self.eval_args(operands).await?;
+        let Value::HitObject(object) = values[0].clone() else {
             return fault(FaultCode::Unsupported, "the first operand is a HitObject");
         };
+        self.reorder_values(name, values).await?;
         self.invoke_object(object, Some(&args[0]), &payload[0])
             .await
     }
@@ -208,7 +200,7 @@ impl<'a> Thread<'a> {
             .hit_object_operand(hit, "GetTriangleVertexPositions")
             .await?;
         let place = self.place(out).await?;
-        let triangle = match &h {
+        let triangle = match &*h {
             HitObject::Hit(hit) => {
                 let inst = &self.w.scene.instances[hit.instance_index as usize];
                 let g = &self.w.scene.blas[inst.blas].geometries[hit.geometry_index as usize];
@@ -237,12 +229,17 @@ impl<'a> Thread<'a> {
         Ok(Value::void())
     }
 
-    async fn hit_object_operand(&mut self, e: &'a Expr, what: &str) -> Ex<HitObject> {
+    /// The hit object operand of `what`, evaluated.
+    pub(super) async fn hit_object_operand(
+        &mut self,
+        e: &'a Expr,
+        what: &str,
+    ) -> Ex<Box<HitObject>> {
         match self.eval(e).await? {
-            Value::HitObject(h) => Ok(*h),
+            Value::HitObject(h) => Ok(h),
             _ => fault(
                 FaultCode::Unsupported,
-                format!("`{what}` is a method of a HitObject"),
+                format!("the hit object operand of `{what}` is not a HitObject"),
             ),
         }
     }

@@ -74,6 +74,18 @@ impl<'a> Thread<'a> {
         self.trace_operands(&args[..7], &args[7], what).await
     }
 
+    /// The first operand of a trace (or of a hit recorded in a scene) names
+    /// the acceleration structure.
+    pub(super) fn check_scene_operand(&self, e: &Expr, what: &str) -> Ex<()> {
+        match &e.kind {
+            ExprKind::Ident(n) if self.w.program.acceleration_structures.contains(n) => Ok(()),
+            _ => fault(
+                FaultCode::Unsupported,
+                format!("the first argument of `{what}` names the acceleration structure"),
+            ),
+        }
+    }
+
     /// The seven operands before the payload (acceleration structure, flags,
     /// mask, ray contribution, multiplier, miss index, ray) and the payload.
     pub(super) async fn trace_operands(
@@ -82,15 +94,7 @@ impl<'a> Thread<'a> {
         payload: &'a Expr,
         what: &str,
     ) -> Ex<(TraceParams, Ray, Place)> {
-        match &args[0].kind {
-            ExprKind::Ident(n) if self.w.program.acceleration_structures.contains(n) => {}
-            _ => {
-                return fault(
-                    FaultCode::Unsupported,
-                    format!("the first argument of `{what}` names the acceleration structure"),
-                )
-            }
-        }
+        self.check_scene_operand(&args[0], what)?;
         let params = TraceParams {
             flags: self.uint_arg(&args[1], "the ray flags").await?,
             cull_mask: self

@@ -433,12 +433,17 @@ impl Emitter<'_> {
     /// The operands of `traceRayEXT`/`hitObjectTraceRayNV` from HLSL's
     /// `(Scene, flags, mask, contribution, multiplier, miss, ray, _)`,
     /// without the payload location.
-    fn trace_args(&mut self, args: &[Expr]) -> Result<String, Unsupported> {
-        let (a, at) = self.expr(&args[0])?;
+    /// The acceleration structure operand of a trace or a recorded hit.
+    fn accel_operand(&mut self, e: &Expr) -> Result<String, Unsupported> {
+        let (a, at) = self.expr(e)?;
         if at != Type::Struct(ACCEL.into()) {
-            return unsupported("a first TraceRay operand that is not the acceleration structure");
+            return unsupported("a first operand (of a trace or a recorded hit) that is not the acceleration structure");
         }
-        let mut parts = vec![a];
+        Ok(a)
+    }
+
+    fn trace_args(&mut self, args: &[Expr]) -> Result<String, Unsupported> {
+        let mut parts = vec![self.accel_operand(&args[0])?];
         for x in &args[1..6] {
             parts.push(self.expr_as(x, &UINT)?);
         }
@@ -556,13 +561,7 @@ impl Emitter<'_> {
                     if self.spelling != Spelling::Nv {
                         return unsupported(format!("HitObject::{method} is GL_NV's"));
                     }
-                    let (a, at) = self.expr(&args[0])?;
-                    if at != Type::Struct(ACCEL.into()) {
-                        return unsupported(
-                            "a first operand that is not the acceleration structure",
-                        );
-                    }
-                    let mut parts = vec![a];
+                    let mut parts = vec![self.accel_operand(&args[0])?];
                     for x in &args[1..4] {
                         parts.push(format!("int({})", self.expr_as(x, &UINT)?));
                     }
