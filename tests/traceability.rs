@@ -1,7 +1,7 @@
 //! The traceability report: coverage numbers, the clause-by-backend matrix
 //! with links from failing clauses to failing cases, and the three formats.
 
-use ser_harness::load::load_dir;
+use ser_harness::load::{glsl_source, load_dir};
 use ser_harness::spec_map::{Coverage, Registry};
 use ser_harness::traceability::{
     build, BackendRun, CaseRecord, ClauseResult, ClauseStatus, TRACE_VERSION,
@@ -14,7 +14,11 @@ fn trace(runs: Vec<BackendRun>) -> ser_harness::traceability::Trace {
         .into_iter()
         .filter_map(Result::ok)
         .collect();
-    let cov = Coverage::of_cases(&registry, &cases);
+    let glsl: Vec<_> = glsl_source::load_dir(&ser_tests::cases_dir())
+        .into_iter()
+        .filter_map(Result::ok)
+        .collect();
+    let cov = Coverage::of_cases(&registry, &cases, &glsl);
     build(&registry, &cov, runs)
 }
 

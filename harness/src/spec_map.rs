@@ -404,12 +404,21 @@ impl Coverage {
     }
 
     /// The coverage of a registry by loaded cases.
-    pub fn of_cases(registry: &Registry, cases: &[crate::load::Case]) -> Coverage {
+    /// The cases of the case language and the GLSL-source cases together.
+    pub fn of_cases(
+        registry: &Registry,
+        cases: &[crate::load::Case],
+        glsl: &[crate::load::glsl_source::GlslSourceCase],
+    ) -> Coverage {
         Coverage::compute(
             registry,
             cases
                 .iter()
-                .map(|c| (c.id.as_str(), c.file.as_path(), c.clauses.as_slice())),
+                .map(|c| (c.id.as_str(), c.file.as_path(), c.clauses.as_slice()))
+                .chain(
+                    glsl.iter()
+                        .map(|c| (c.id.as_str(), c.file.as_path(), c.clauses.as_slice())),
+                ),
         )
     }
 

@@ -5,6 +5,8 @@ use glslang::{
     Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage, SourceLanguage,
     SpirvVersion, Target, VulkanVersion,
 };
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn shader_stage(stage: Stage) -> ShaderStage {
     match stage {
@@ -20,8 +22,14 @@ fn shader_stage(stage: Stage) -> ShaderStage {
 /// Compiles one emitted module (entry point `main`) to SPIR-V words, or
 /// returns glslang's message.
 pub fn spirv(glsl: &Glsl) -> Result<Vec<u32>, String> {
+    source_spirv(glsl.stage, &glsl.source)
+}
+
+/// Compiles GLSL text of one stage as written (a GLSL-source case, or an
+/// emitted module) to SPIR-V words, or returns glslang's message.
+pub fn source_spirv(stage: Stage, text: &str) -> Result<Vec<u32>, String> {
     let compiler = Compiler::acquire().ok_or("glslang failed to initialise")?;
-    let source = ShaderSource::from(glsl.source.as_str());
+    let source = ShaderSource::from(text);
     let options = CompilerOptions {
         source_language: SourceLanguage::GLSL,
         target: Target::Vulkan {
@@ -33,7 +41,7 @@ pub fn spirv(glsl: &Glsl) -> Result<Vec<u32>, String> {
     };
     let input = ShaderInput::new(
         &source,
-        shader_stage(glsl.stage),
+        shader_stage(stage),
         &options,
         None::<&[(&str, Option<&str>)]>,
         None,
@@ -57,5 +65,36 @@ fn message(e: glslang::error::GlslangError) -> String {
             })
         }
         other => other.to_string(),
+    }
+}
+
+/// `spirv-val` on PATH, if there is one.
+pub fn spirv_val() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("spirv-val"))
+        .find(|p| p.is_file())
+}
+
+/// Validates SPIR-V words with `spirv-val --target-env vulkan1.3`; `name`
+/// tells concurrent callers' files apart. Returns the tool's message.
+pub fn validate(tool: &Path, words: &[u32], name: &str) -> Result<(), String> {
+    let file = std::env::temp_dir().join(format!("ser-emit-{}-{name}.spv", std::process::id()));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
+    let out = Command::new(tool)
+        .args(["--target-env", "vulkan1.3"])
+        .arg(&file)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&file);
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
     }
 }

@@ -42,12 +42,48 @@ fn emit(dir: &str, id: &str) -> ExitCode {
     }
 }
 
+/// `ser-vulkan --compile-glsl STAGE FILE OUT`: compiles GLSL text as
+/// written with the backend's glslang, writing the SPIR-V to OUT (exit 0),
+/// or glslang's message to stderr (exit 1). A GLSL-source case runs here,
+/// in its own process, so a compiler crash costs one case.
+fn compile_glsl(stage: &str, file: &str, out: &str) -> ExitCode {
+    let Some(stage) = ser_vulkan::emit::Stage::from_name(stage) else {
+        eprintln!("ser-vulkan: `{stage}` is no stage; expected raygeneration, closesthit, anyhit, miss, intersection or callable");
+        return ExitCode::from(2);
+    };
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("ser-vulkan: {file}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match ser_vulkan::compile::source_spirv(stage, &text) {
+        Ok(words) => {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            match std::fs::write(out, bytes) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("ser-vulkan: {out}: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Err(m) => {
+            eprintln!("{m}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    if let [_, flag, dir, id] = args.as_slice() {
-        if flag == "--emit" {
-            return emit(dir, id);
+    match args.as_slice() {
+        [_, flag, dir, id] if flag == "--emit" => return emit(dir, id),
+        [_, flag, stage, file, out] if flag == "--compile-glsl" => {
+            return compile_glsl(stage, file, out)
         }
+        _ => {}
     }
     if std::env::args().any(|a| a == "--probe") {
         let b = VulkanBackend::new();

@@ -6,12 +6,11 @@
 
 use ser_harness::load::{load_dir, Case};
 use ser_reference::Profile;
-use ser_vulkan::compile::spirv;
+use ser_vulkan::compile::{spirv, spirv_val, validate};
 use ser_vulkan::emit::{entry_point, Glsl, Spelling};
 use ser_vulkan::interface::Interface;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Cases fully emitted must be at least this many: all 272 runtime cases
 /// of the vulkan-nv profile when this was written.
@@ -49,34 +48,6 @@ fn numbered(source: &str) -> String {
         .enumerate()
         .map(|(i, l)| format!("{:4} | {l}\n", i + 1))
         .collect()
-}
-
-fn spirv_val() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join("spirv-val"))
-        .find(|p| p.is_file())
-}
-
-fn validate(tool: &Path, words: &[u32], name: &str) -> Result<(), String> {
-    let file = std::env::temp_dir().join(format!("ser-emit-{}-{name}.spv", std::process::id()));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
-    let out = Command::new(tool)
-        .args(["--target-env", "vulkan1.3"])
-        .arg(&file)
-        .output()
-        .map_err(|e| e.to_string())?;
-    let _ = std::fs::remove_file(&file);
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
 }
 
 fn runtime_cases_emit_and_compile(profile: Profile, spelling: Spelling, min_full: usize) {

@@ -3,6 +3,7 @@
 //! (or line), what is wrong and what was expected.
 
 mod checks;
+pub mod glsl_source;
 pub mod ties;
 
 use checks::*;
@@ -113,7 +114,10 @@ pub fn case_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         for entry in std::fs::read_dir(&d)? {
             let p = entry?.path();
             if p.is_dir() {
-                stack.push(p);
+                // GLSL-source cases have their own format and loader.
+                if p != dir.join(glsl_source::DIR) {
+                    stack.push(p);
+                }
             } else if p.extension().is_some_and(|e| e == "json")
                 && !p.to_string_lossy().ends_with(".schema.json")
             {

@@ -473,7 +473,16 @@ pub fn write_report(
         .filter_map(|r| r.as_ref().ok().cloned())
         .collect();
     let errors: Vec<&LoadError> = loaded.iter().filter_map(|r| r.as_ref().err()).collect();
-    let coverage = Coverage::of_cases(&registry, &cases);
+    let glsl_loaded = crate::load::glsl_source::load_dir(cases_dir);
+    let glsl: Vec<_> = glsl_loaded
+        .iter()
+        .filter_map(|r| r.as_ref().ok().cloned())
+        .collect();
+    let errors: Vec<&LoadError> = errors
+        .into_iter()
+        .chain(glsl_loaded.iter().filter_map(|r| r.as_ref().err()))
+        .collect();
+    let coverage = Coverage::of_cases(&registry, &cases, &glsl);
     let runs = results
         .iter()
         .map(|p| BackendRun::read(p))
@@ -492,13 +501,14 @@ pub fn write_report(
     )?;
     let t = &trace.total;
     let mut summary = format!(
-        "{} clauses, {} testable, {} covered ({:.1}%), {} pending; {} cases ({} failed to load); {} backend run(s).\nwrote {}/traceability.{{md,html,json}}",
+        "{} clauses, {} testable, {} covered ({:.1}%), {} pending; {} cases and {} GLSL-source cases ({} failed to load); {} backend run(s).\nwrote {}/traceability.{{md,html,json}}",
         t.clauses,
         t.testable,
         t.covered,
         t.percent(),
         t.pending,
         cases.len(),
+        glsl.len(),
         errors.len(),
         trace.runs.len(),
         out.display()

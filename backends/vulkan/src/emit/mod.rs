@@ -45,29 +45,8 @@ pub struct Glsl {
     pub source: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Stage {
-    RayGeneration,
-    ClosestHit,
-    AnyHit,
-    Intersection,
-    Miss,
-    Callable,
-}
-
-impl Stage {
-    pub fn from_name(name: &str) -> Option<Stage> {
-        Some(match name {
-            "raygeneration" => Stage::RayGeneration,
-            "closesthit" => Stage::ClosestHit,
-            "anyhit" => Stage::AnyHit,
-            "miss" => Stage::Miss,
-            "intersection" => Stage::Intersection,
-            "callable" => Stage::Callable,
-            _ => return None,
-        })
-    }
-}
+/// The stages are the reference's own.
+pub use ser_reference::program::Stage;
 
 /// Which GLSL extension spells the hit object API. The two name the
 /// functions they share alike but for the suffix (`hitObjectIsHitNV`,
