@@ -61,18 +61,25 @@ impl<'a> Thread<'a> {
             .clause("ser.hit_object.invoke.not_at_max_recursion")
             .into());
         }
-        let mut payload = self.enter_call(payload, Call::Invoke);
+        let payload = self.enter_call(payload, Call::Invoke);
+        let held = self.holds_in_place();
+        self.in_place += held;
         self.reorder_point(ReorderPoint::Invoke).await;
-        if !self.skips_closest_hit(&object) {
-            payload = self
-                .shade(
-                    &object,
-                    payload,
-                    "ser.hit_object.invoke.executes_closesthit_or_miss",
-                )
-                .await?;
+        let shaded = if self.skips_closest_hit(&object) {
+            Ok(payload)
+        } else {
+            self.shade(
+                &object,
+                payload,
+                "ser.hit_object.invoke.executes_closesthit_or_miss",
+            )
+            .await
+        };
+        if shaded.is_ok() {
+            self.reorder_point(ReorderPoint::Invoke).await;
         }
-        self.reorder_point(ReorderPoint::Invoke).await;
+        self.in_place -= held;
+        let payload = shaded?;
         let payload = self.leave_call(payload, Call::Invoke);
         self.write_place(&place, payload)?;
         if let Some(operand) = operand.filter(|e| self.is_place(e)) {

@@ -103,6 +103,10 @@ pub(super) struct Thread<'a> {
     /// `Thread::false_positives`): it then has no effect, and what it would
     /// have done is recorded.
     pub probe: Option<Probe>,
+    /// Hit-object calls in progress during which the profile's text rules
+    /// out reordering (see [`Thread::holds_in_place`]); no reorder point is
+    /// met while one is.
+    pub in_place: u32,
 }
 
 /// What a probed intersection shader would have done.
@@ -139,6 +143,7 @@ impl<'a> Thread<'a> {
             traces: Vec::new(),
             write_logs: Vec::new(),
             probe: None,
+            in_place: 0,
         }
     }
 
@@ -259,10 +264,22 @@ impl<'a> Thread<'a> {
 
     /// A reorder point (`ser.reorder_point.definition.may_change_thread_arrangement`).
     pub async fn reorder_point(&mut self, kind: ReorderPoint) {
-        if self.probe.is_none() {
+        if self.probe.is_none() && self.in_place == 0 {
             self.shared.memory.borrow_mut().reorder_point(self.id);
             self.sync(SyncOp::Reorder(kind)).await;
         }
+    }
+
+    /// Whether `HitObject::TraceRay` and `HitObject::Invoke` keep the thread
+    /// in place, reorder points of their shaders included: GL_NV says of
+    /// hitObjectTraceRayNV "No thread reordering or user-observable driver
+    /// side scheduling occurs" (`glsl_nv.hit_object_trace_ray.no_reordering`)
+    /// and of hitObjectExecuteShaderNV "This call does not trigger
+    /// reordering of threads" (`glsl_nv.hit_object_execute_shader.no_reordering`).
+    /// The HLSL proposal and GL_EXT state no such rule; under them both calls
+    /// stay reorder points.
+    pub fn holds_in_place(&self) -> u32 {
+        u32::from(self.w.options.profile == crate::profile::Profile::VulkanNv)
     }
 
     // ---- variables -------------------------------------------------------

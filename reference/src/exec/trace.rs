@@ -146,7 +146,11 @@ impl<'a> Thread<'a> {
     ) -> Ex<Value> {
         let payload = self.read_place(&place)?;
         let payload = self.enter_call(payload, Call::HitObjectTraceRay);
-        let (object, payload) = self.traverse(params, ray, payload).await?;
+        let held = self.holds_in_place();
+        self.in_place += held;
+        let traversed = self.traverse(params, ray, payload).await;
+        self.in_place -= held;
+        let (object, payload) = traversed?;
         let payload = self.leave_call(payload, Call::HitObjectTraceRay);
         self.write_place(&place, payload)?;
         Ok(Value::HitObject(Box::new(object)))
