@@ -650,18 +650,40 @@ impl Emitter<'_> {
             "GetObjectRayDirection" => (format!("hitObjectGetObjectRayDirectionNV({h})"), FLOAT3),
             // NV returns mat4x3 (the 3x4 matrix, column-major): HLSL's
             // float4x3 as laid out here; float3x4 is its transpose.
-            "GetObjectToWorld3x4" => (format!("transpose(hitObjectGetObjectToWorldNV({h}))"), Type::Matrix(ScalarType::Float, 3, 4)),
-            "GetObjectToWorld4x3" => (format!("hitObjectGetObjectToWorldNV({h})"), Type::Matrix(ScalarType::Float, 4, 3)),
-            "GetWorldToObject3x4" => (format!("transpose(hitObjectGetWorldToObjectNV({h}))"), Type::Matrix(ScalarType::Float, 3, 4)),
-            "GetWorldToObject4x3" => (format!("hitObjectGetWorldToObjectNV({h})"), Type::Matrix(ScalarType::Float, 4, 3)),
+            "GetObjectToWorld3x4" => (
+                format!("transpose(hitObjectGetObjectToWorldNV({h}))"),
+                Type::Matrix(ScalarType::Float, 3, 4),
+            ),
+            "GetObjectToWorld4x3" => (
+                format!("hitObjectGetObjectToWorldNV({h})"),
+                Type::Matrix(ScalarType::Float, 4, 3),
+            ),
+            "GetWorldToObject3x4" => (
+                format!("transpose(hitObjectGetWorldToObjectNV({h}))"),
+                Type::Matrix(ScalarType::Float, 3, 4),
+            ),
+            "GetWorldToObject4x3" => (
+                format!("hitObjectGetWorldToObjectNV({h})"),
+                Type::Matrix(ScalarType::Float, 4, 3),
+            ),
             "GetInstanceIndex" => (format!("uint(hitObjectGetInstanceIdNV({h}))"), UINT),
-            "GetInstanceID" => (format!("uint(hitObjectGetInstanceCustomIndexNV({h}))"), UINT),
+            "GetInstanceID" => (
+                format!("uint(hitObjectGetInstanceCustomIndexNV({h}))"),
+                UINT,
+            ),
             "GetGeometryIndex" => (format!("uint(hitObjectGetGeometryIndexNV({h}))"), UINT),
             "GetPrimitiveIndex" => (format!("uint(hitObjectGetPrimitiveIndexNV({h}))"), UINT),
             "GetHitKind" => (format!("hitObjectGetHitKindNV({h})"), UINT),
-            "GetShaderTableIndex" => (format!("hitObjectGetShaderBindingTableRecordIndexNV({h})"), UINT),
+            "GetShaderTableIndex" => (
+                format!("hitObjectGetShaderBindingTableRecordIndexNV({h})"),
+                UINT,
+            ),
             "GetAttributes" => {
-                let t = normalize(template.cloned().ok_or_else(|| Unsupported("`GetAttributes` without a type".into()))?);
+                let t = normalize(
+                    template
+                        .cloned()
+                        .ok_or_else(|| Unsupported("`GetAttributes` without a type".into()))?,
+                );
                 if self.holds_hit_object(&t) {
                     return unsupported("a HitObject in attributes");
                 }
@@ -671,23 +693,41 @@ impl Emitter<'_> {
                 self.push_pre(format!("{} = _hoa{k};", super::types::declare(&t, &tmp)?))?;
                 return Ok((tmp, t));
             }
-            "GetRayFlags" if self.spelling == Spelling::Ext => (format!("hitObjectGetRayFlagsEXT({h})"), UINT),
-            "GetRayFlags" => return unsupported("HitObject::GetRayFlags: NV has no getter for a hit object's ray flags"),
+            "GetRayFlags" if self.spelling == Spelling::Ext => {
+                (format!("hitObjectGetRayFlagsEXT({h})"), UINT)
+            }
+            "GetRayFlags" => {
+                return unsupported(
+                    "HitObject::GetRayFlags: NV has no getter for a hit object's ray flags",
+                )
+            }
             "SetShaderTableIndex" if self.spelling == Spelling::Ext => {
                 Self::arity(method, args, &[1])?;
                 let i = self.expr_as(&args[0], &UINT)?;
-                self.push_pre(format!("hitObjectSetShaderBindingTableRecordIndexEXT({h}, {i});"))?;
+                self.push_pre(format!(
+                    "hitObjectSetShaderBindingTableRecordIndexEXT({h}, {i});"
+                ))?;
                 return Ok((String::new(), Type::Void));
             }
-            "SetShaderTableIndex" => return unsupported("HitObject::SetShaderTableIndex: no NV equivalent"),
+            "SetShaderTableIndex" => {
+                return unsupported("HitObject::SetShaderTableIndex: no NV equivalent")
+            }
             "GetTriangleVertexPositions" if self.spelling == Spelling::Ext => {
                 Self::arity(method, args, &[1])?;
                 let (p, _) = self.expr(&args[0])?;
-                self.push_pre(format!("hitObjectGetIntersectionTriangleVertexPositionsEXT({h}, {p});"))?;
+                self.push_pre(format!(
+                    "hitObjectGetIntersectionTriangleVertexPositionsEXT({h}, {p});"
+                ))?;
                 return Ok((String::new(), Type::Void));
             }
+            // The record's data after its handle, as a buffer reference
+            // (`glsl_nv.types.shader_record_buffer.reads_record_data`); the
+            // offset is in bytes, each local root constant one word.
             "LoadLocalRootTableConstant" => {
-                return unsupported("HitObject::LoadLocalRootTableConstant: not emitted (it needs hitObjectGetShaderRecordBufferHandleNV and GL_EXT_buffer_reference)")
+                Self::arity(method, args, &[1])?;
+                let offset = self.expr_as(&args[0], &UINT)?;
+                self.uses.shader_record = true;
+                return Ok((format!("_ShaderRecord(hitObjectGetShaderRecordBufferHandleNV({h})).data[({offset}) / 4u]"), UINT));
             }
             m => return unsupported(format!("the method `{m}`")),
         };

@@ -158,6 +158,9 @@ pub(crate) struct Uses {
     pub subgroup_vote: bool,
     pub subgroup_arithmetic: bool,
     pub scalar_layout: bool,
+    /// The shader record of a hit object read through a buffer reference
+    /// (`HitObject::LoadLocalRootTableConstant`).
+    pub shader_record: bool,
 }
 
 pub(crate) struct Emitter<'a> {
@@ -653,6 +656,20 @@ impl<'a> Emitter<'a> {
         }
         if self.uses.scalar_layout {
             out.push_str("#extension GL_EXT_scalar_block_layout : require\n");
+        }
+        if self.uses.shader_record {
+            out.push_str("#extension GL_EXT_buffer_reference : require\n");
+            out.push_str("#extension GL_EXT_buffer_reference_uvec2 : require\n");
+            // The layout of the NV text's table; GL_EXT's table names it
+            // hitobjectshaderrecordext (`glsl_*.types.shader_record_buffer.layout_table`).
+            let layout = match self.spelling {
+                Spelling::Nv => "hitobjectshaderrecordnv",
+                Spelling::Ext => "hitobjectshaderrecordext",
+            };
+            let _ = writeln!(
+                globals,
+                "layout(buffer_reference, {layout}, std430, buffer_reference_align = 4) readonly buffer _ShaderRecord {{ uint data[]; }};"
+            );
         }
         let _ = writeln!(
             out,

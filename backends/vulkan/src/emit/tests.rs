@@ -243,10 +243,6 @@ fn what_nv_cannot_express_is_unsupported() {
             "HitObject h; h.SetShaderTableIndex(1);",
             "SetShaderTableIndex",
         ),
-        (
-            "HitObject h; Out[0] = h.LoadLocalRootTableConstant(0);",
-            "LoadLocalRootTableConstant",
-        ),
         ("HitObject hs[2];", "HitObject in a struct or array"),
         ("HitObject a; HitObject b = a;", "cannot be assigned"),
     ] {
