@@ -20,7 +20,11 @@ pub struct VulkanBackend {
 
 /// Capabilities this backend has: what the NV extension and the emitter
 /// express.
-pub const CAPABILITIES: &[&str] = &["callable_shaders", "wave_operations"];
+pub const CAPABILITIES: &[&str] = &[
+    "callable_shaders",
+    "wave_operations",
+    "hit_object_load_local_root_table_constant",
+];
 
 impl VulkanBackend {
     pub fn new() -> VulkanBackend {
