@@ -64,6 +64,15 @@ pub fn micro_triangle(level: u8, u: f64, v: f64, chooser: &mut dyn Chooser) -> u
     }
 }
 
+/// Whether a geometry's micromap is in effect in an instance: it has one,
+/// and the instance does not disable micromaps
+/// (`vk.opacity_micromap.instance_disable_uses_opaque_bit`,
+/// `dxr.omm.trace_ray.disable_omms_instance_flag`).
+pub fn in_effect(geometry: &Geometry, instance_flags: u32) -> bool {
+    geometry.opacity_micromap.is_some()
+        && instance_flags & instance_flag::DISABLE_OPACITY_MICROMAPS == 0
+}
+
 /// The opacity the micromap gives a triangle candidate, if the geometry has
 /// one and the instance does not disable micromaps
 /// (`vk.opacity_micromap.used_instead_of_opaque_bit`,
@@ -78,10 +87,10 @@ pub fn lookup(
     ray_flags: u32,
     chooser: &mut dyn Chooser,
 ) -> Option<MicroOpacity> {
-    let map = geometry.opacity_micromap.as_ref()?;
-    if instance_flags & instance_flag::DISABLE_OPACITY_MICROMAPS != 0 {
+    if !in_effect(geometry, instance_flags) {
         return None;
     }
+    let map = geometry.opacity_micromap.as_ref()?;
     let two_state_override = instance_flags & instance_flag::FORCE_OPACITY_MICROMAP_2_STATE != 0
         || ray_flags & ray_flag::FORCE_OPACITY_MICROMAP_2_STATE != 0;
     let state = match map.triangles.get(primitive)? {
