@@ -151,6 +151,12 @@ impl RayQuery {
             miss_index: 0,
         };
         let ray = Ray { flags, ..ray };
+        if profile.is_hlsl() {
+            traversal::micromap::check_disable_allowed(
+                scene,
+                "dxr.omm.inline.disable_needs_build_flag",
+            )?;
+        }
         // Pipeline flags govern pipeline trace instructions, not ray queries.
         let setup = traversal::candidates(scene, &ray, &params, 0, chooser)?;
         let tmax = (ray.tmax.to_f64(), ray.tmax.err);

@@ -3,7 +3,8 @@
 
 use crate::choice::Chooser;
 use crate::mutation::{self, Mutation};
-use crate::scene::{Geometry, MicromapEntry, MicromapFormat};
+use crate::outcome::{Fault, FaultCode};
+use crate::scene::{Geometry, MicromapEntry, MicromapFormat, Scene};
 use ser_lang::names::{instance_flag, ray_flag};
 
 /// What a micromap lookup makes of a candidate.
@@ -62,6 +63,29 @@ pub fn micro_triangle(level: u8, u: f64, v: f64, chooser: &mut dyn Chooser) -> u
         0 | 1 => inside.first().copied().unwrap_or(1),
         n => inside[chooser.choose(n, "a hit on the border of two opacity micro-triangles")],
     }
+}
+
+/// The instance flag disabling micromaps "is only valid if the referenced
+/// BLAS was originally built with [...] ALLOW_DISABLE_OMMS"
+/// (`dxr.omm.trace_ray.disable_needs_build_flag`,
+/// `dxr.omm.inline.disable_needs_build_flag`): a trace into a scene with an
+/// instance breaking it is undefined. The DXR text's rule; the Vulkan
+/// texts of the suite do not state it.
+pub fn check_disable_allowed(scene: &Scene, clause: &str) -> Result<(), Fault> {
+    for (i, inst) in scene.instances.iter().enumerate() {
+        let disables = inst.flag_bits() & instance_flag::DISABLE_OPACITY_MICROMAPS != 0;
+        if disables && !scene.blas[inst.blas].allow_disable_opacity_micromaps {
+            return Err(Fault::new(
+                FaultCode::InvalidFlags,
+                format!(
+                    "instance {i} sets disable_opacity_micromaps, but BLAS {} was not built with allow_disable_opacity_micromaps",
+                    inst.blas
+                ),
+            )
+            .clause(clause));
+        }
+    }
+    Ok(())
 }
 
 /// Whether a geometry's micromap is in effect in an instance: it has one,
