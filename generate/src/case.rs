@@ -34,12 +34,15 @@ pub fn probe_file(name: &str, origin: &str, scene: &Value, ray: &Ray, trace: Tra
 /// regression case when a backend disagrees).
 pub fn program_case(name: &str, origin: &str, g: &Generated) -> Value {
     let (scene, program) = (&g.scene, &g.program);
-    let printed = print::print(program);
+    // Ray queries that may meet a micromap declare that they allow them,
+    // which only Shader Model 6.9 can write.
+    let query_micromaps = program.uses_ray_query() && has_micromaps(scene);
+    let printed = print::print_with(program, query_micromaps);
     let (words, floats) = (
         program.threads * printed.slots,
         program.threads * printed.float_slots,
     );
-    let profiles = if program.needs_sm69() {
+    let profiles = if program.needs_sm69() || query_micromaps {
         json!(["sm69"])
     } else {
         // The earlier revision runs the same program with `ReorderThread`
@@ -61,6 +64,17 @@ pub fn program_case(name: &str, origin: &str, g: &Generated) -> Value {
             "Out": [{"repeat": "unspecified", "count": words}],
             "OutF": [{"repeat": "unspecified", "count": floats}]
         }}
+    })
+}
+
+/// Whether a scene has a geometry with an opacity micromap.
+fn has_micromaps(scene: &Value) -> bool {
+    scene["blas"].as_array().into_iter().flatten().any(|b| {
+        b["geometries"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|g| g.get("opacity_micromap").is_some())
     })
 }
 

@@ -135,7 +135,9 @@ fn blas() -> impl Strategy<Value = Value> {
     // `vk.candidate.aabb.enlargement_may`), and choices multiply.
     prop::bool::weighted(0.25)
         .prop_flat_map(|boxes| prop::collection::vec(geometry(boxes), 1..=2))
-        .prop_map(|g| json!({"geometries": g}))
+        // Every instance may disable micromaps: the build allows it
+        // (`dxr.omm.trace_ray.disable_needs_build_flag`).
+        .prop_map(|g| json!({"geometries": g, "allow_disable_opacity_micromaps": true}))
 }
 
 const INSTANCE_FLAGS: [&str; 6] = [

@@ -205,8 +205,10 @@ pub enum Type {
     /// `BuiltInTriangleIntersectionAttributes`).
     Struct(String),
     HitObject,
-    /// `RayQuery<FLAGS>`: the template argument is a constant expression.
-    RayQuery(Box<Expr>),
+    /// `RayQuery<FLAGS>` or `RayQuery<FLAGS, RAYQUERY_FLAGS>`: constant
+    /// expressions, the ray flags and Shader Model 6.9's optional
+    /// RayQuery flags (`dxr.ray_query.type.template_parameters`).
+    RayQuery(Box<Expr>, Option<Box<Expr>>),
     /// `T name[N]`: fixed-size local arrays.
     Array(Box<Type>, u32),
 }

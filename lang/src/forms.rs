@@ -16,6 +16,9 @@ pub fn used(lib: &Library) -> Vec<&'static ProfileForm> {
     if lib.dx_namespace {
         add(&names::DX_QUALIFIED);
     }
+    if crate::visit::types(lib).any(|t| matches!(t, crate::ast::Type::RayQuery(_, Some(_)))) {
+        add(&names::RAY_QUERY_FLAGS_PARAMETER);
+    }
     let function = |name: &str| {
         names::PROFILE_FUNCTIONS
             .iter()

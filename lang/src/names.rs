@@ -36,6 +36,14 @@ pub mod instance_flag {
     pub const DISABLE_OPACITY_MICROMAPS: u32 = 0x20;
 }
 
+/// RayQuery flags (`RAYQUERY_FLAG_*`, `dxr.ray_query.flags.values`): the
+/// optional second template parameter of `RayQuery` (Shader Model 6.9).
+pub mod ray_query_flag {
+    pub const NONE: u32 = 0x00;
+    pub const ALLOW_OPACITY_MICROMAPS: u32 = 0x01;
+    pub const ALLOW_CLUSTERED_GEOMETRY: u32 = 0x02;
+}
+
 pub const HIT_KIND_TRIANGLE_FRONT_FACE: u32 = 0xFE;
 pub const HIT_KIND_TRIANGLE_BACK_FACE: u32 = 0xFF;
 
@@ -70,6 +78,15 @@ pub const CONSTANTS: &[(&str, u32)] = &[
     (
         "RAY_FLAG_FORCE_OPACITY_MICROMAP_2_STATE",
         ray_flag::FORCE_OPACITY_MICROMAP_2_STATE,
+    ),
+    ("RAYQUERY_FLAG_NONE", ray_query_flag::NONE),
+    (
+        "RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS",
+        ray_query_flag::ALLOW_OPACITY_MICROMAPS,
+    ),
+    (
+        "RAYQUERY_FLAG_ALLOW_CLUSTERED_GEOMETRY",
+        ray_query_flag::ALLOW_CLUSTERED_GEOMETRY,
     ),
     ("HIT_KIND_TRIANGLE_FRONT_FACE", HIT_KIND_TRIANGLE_FRONT_FACE),
     ("HIT_KIND_TRIANGLE_BACK_FACE", HIT_KIND_TRIANGLE_BACK_FACE),
@@ -160,6 +177,11 @@ pub const GET_ATTRIBUTES_OUT: ProfileForm = ProfileForm {
     profiles: &["sm69"],
     clause: "sm69.hit_object.get_attributes.out_parameter_signature",
 };
+pub const RAY_QUERY_FLAGS_PARAMETER: ProfileForm = ProfileForm {
+    form: "`RayQuery<RAY_FLAGS, RAYQUERY_FLAGS>` (the second template parameter)",
+    profiles: &["sm69"],
+    clause: "dxr.ray_query.type.template_parameters",
+};
 pub const FROM_RAY_QUERY_HIT_KIND: ProfileForm = ProfileForm {
     form: "`HitObject::FromRayQuery(query, hitKind, attributes)`",
     profiles: &["sm69"],
@@ -219,24 +241,49 @@ pub const PROFILE_FUNCTIONS: &[(&str, ProfileForm)] = &[
     ),
 ];
 
-/// Methods of a `RayQuery` value: the minimal inline ray tracing that
-/// `HitObject::FromRayQuery` needs.
+/// Methods of a `RayQuery` value (DXR's "RayQuery intrinsics", without the
+/// Shader Model 6.10 `...TriangleObjectPositions`).
 pub const RAY_QUERY_METHODS: &[&str] = &[
     "TraceRayInline",
     "Proceed",
     "Abort",
     "CandidateType",
-    "CandidateTriangleRayT",
     "CandidateProceduralPrimitiveNonOpaque",
-    "CandidateTriangleFrontFace",
     "CommitNonOpaqueTriangleHit",
     "CommitProceduralPrimitiveHit",
     "CommittedStatus",
+    "RayFlags",
+    "WorldRayOrigin",
+    "WorldRayDirection",
+    "RayTMin",
+    "CandidateTriangleRayT",
     "CommittedRayT",
-    "CommittedTriangleFrontFace",
+    "CandidateInstanceIndex",
+    "CandidateInstanceID",
+    "CandidateInstanceContributionToHitGroupIndex",
+    "CandidateGeometryIndex",
+    "CandidatePrimitiveIndex",
+    "CandidateObjectRayOrigin",
+    "CandidateObjectRayDirection",
+    "CandidateObjectToWorld3x4",
+    "CandidateObjectToWorld4x3",
+    "CandidateWorldToObject3x4",
+    "CandidateWorldToObject4x3",
     "CommittedInstanceIndex",
+    "CommittedInstanceID",
+    "CommittedInstanceContributionToHitGroupIndex",
     "CommittedGeometryIndex",
     "CommittedPrimitiveIndex",
+    "CommittedObjectRayOrigin",
+    "CommittedObjectRayDirection",
+    "CommittedObjectToWorld3x4",
+    "CommittedObjectToWorld4x3",
+    "CommittedWorldToObject3x4",
+    "CommittedWorldToObject4x3",
+    "CandidateTriangleBarycentrics",
+    "CandidateTriangleFrontFace",
+    "CommittedTriangleBarycentrics",
+    "CommittedTriangleFrontFace",
 ];
 
 /// Free intrinsic functions.

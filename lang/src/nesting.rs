@@ -201,12 +201,17 @@ impl<'a> Node<'a> {
     }
 }
 
-/// The expression a type holds (the flags of `RayQuery<FLAGS>`, also as an
-/// array's element type), as a child of the node the type is written in.
+/// The expressions a type holds (the flags of `RayQuery<FLAGS, QFLAGS>`,
+/// also as an array's element type), as children of the node the type is
+/// written in.
 fn type_exprs<'a>(mut t: &'a Type, out: &mut Vec<Node<'a>>) {
     loop {
         match t {
-            Type::RayQuery(flags) => return out.push(Node::Expr(flags)),
+            Type::RayQuery(flags, query_flags) => {
+                out.push(Node::Expr(flags));
+                out.extend(query_flags.iter().map(|q| Node::Expr(q)));
+                return;
+            }
             Type::Array(element, _) => t = element,
             _ => return,
         }

@@ -511,8 +511,13 @@ impl Parser {
                 // The flags argument ends at `>`: no comparison or shift
                 // operator is taken as part of it (parenthesise those).
                 let flags = self.nested(Self::unary)?;
+                let query_flags = if self.eat_punct(",") {
+                    Some(Box::new(self.nested(Self::unary)?))
+                } else {
+                    None
+                };
                 self.expect_punct(">")?;
-                Ok(Type::RayQuery(Box::new(flags)))
+                Ok(Type::RayQuery(Box::new(flags), query_flags))
             }
             _ if self.structs.contains(&name) => {
                 self.bump();

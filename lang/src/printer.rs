@@ -217,9 +217,13 @@ impl Printer {
             }
             Type::Struct(n) => self.out.push_str(n),
             Type::HitObject => self.ser_name("HitObject"),
-            Type::RayQuery(flags) => {
+            Type::RayQuery(flags, query_flags) => {
                 self.out.push_str("RayQuery<");
                 self.expr(flags, POSTFIX);
+                if let Some(q) = query_flags {
+                    self.out.push_str(", ");
+                    self.expr(q, POSTFIX);
+                }
                 self.out.push('>');
             }
             Type::Array(elem, n) => {

@@ -27,8 +27,11 @@ macro_rules! walker {
             match &$($m)? s.kind {
                 StmtKind::Block(b) => $block(b, f),
                 StmtKind::Decl(d) => {
-                    if let Type::RayQuery(flags) = &$($m)? d.ty {
+                    if let Type::RayQuery(flags, query_flags) = &$($m)? d.ty {
                         $expr(flags, f);
+                        if let Some(q) = query_flags {
+                            $expr(q, f);
+                        }
                     }
                     for dc in &$($m)? d.declarators {
                         if let Some(e) = &$($m)? dc.init {
@@ -111,4 +114,30 @@ pub fn rename_calls(lib: &mut Library, from: &str, to: &str) {
             }
         }
     });
+}
+
+/// Every type a function signature or a local declaration writes, in
+/// order (for scans of forms that live in types, such as `RayQuery`'s
+/// second template parameter).
+pub fn types(lib: &Library) -> impl Iterator<Item = &Type> {
+    lib.items.iter().flat_map(|item| match item {
+        Item::Function(func) => function_types(func),
+        _ => Vec::new(),
+    })
+}
+
+/// The types one function's signature and local declarations write.
+pub fn function_types(func: &FunctionDecl) -> Vec<&Type> {
+    let mut out = vec![&func.return_type];
+    out.extend(func.params.iter().map(|p| &p.ty));
+    crate::nesting::walk(&func.body, |node, _| {
+        if let crate::nesting::Node::Stmt(Stmt {
+            kind: StmtKind::Decl(d),
+            ..
+        }) = node
+        {
+            out.push(&d.ty);
+        }
+    });
+    out
 }

@@ -150,3 +150,25 @@ fn profile_forms_are_found() {
         ]
     );
 }
+
+/// `RayQuery`'s optional second template parameter (Shader Model 6.9)
+/// round-trips, and is a form of `sm69` whether written in a declaration or
+/// a parameter; the one-parameter form is not.
+#[test]
+fn ray_query_flags_parameter_is_an_sm69_form() {
+    let decl = "[shader(\"raygeneration\")] void RG() { RayQuery<RAY_FLAG_NONE, RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS> q; }";
+    let param = "void F(RayQuery<RAY_FLAG_NONE, RAYQUERY_FLAG_NONE> q) { } [shader(\"raygeneration\")] void RG() { RayQuery<0> q; F(q); }";
+    let plain = "[shader(\"raygeneration\")] void RG() { RayQuery<RAY_FLAG_NONE> q; }";
+    for src in [decl, param] {
+        let lib = parse(src).unwrap();
+        assert_eq!(parse(&print(&lib)).unwrap(), lib);
+        let forms: Vec<&str> = ser_lang::forms::used(&lib)
+            .iter()
+            .map(|f| f.clause)
+            .collect();
+        assert_eq!(forms, ["dxr.ray_query.type.template_parameters"], "{src}");
+    }
+    assert!(print(&parse(decl).unwrap())
+        .contains("RayQuery<RAY_FLAG_NONE, RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS> q;"));
+    assert!(ser_lang::forms::used(&parse(plain).unwrap()).is_empty());
+}

@@ -113,7 +113,7 @@ pub fn identity_3x4() -> Matrix34 {
     std::array::from_fn(|r| std::array::from_fn(|c| Scalar::float(if r == c { one } else { 0.0 })))
 }
 
-fn matrix_3x4(m: &Matrix34) -> Value {
+pub(crate) fn matrix_3x4(m: &Matrix34) -> Value {
     Value::Matrix {
         rows: 3,
         cols: 4,
@@ -123,7 +123,7 @@ fn matrix_3x4(m: &Matrix34) -> Value {
 
 /// The 4x3 form is the transpose of the 3x4 form
 /// (`ser.hit_object.get_object_to_world_4x3.transpose_of_object_to_world_3x4`).
-fn matrix_4x3(m: &Matrix34) -> Value {
+pub(crate) fn matrix_4x3(m: &Matrix34) -> Value {
     if mutation::active(Mutation::Matrix4x3NotTransposed) {
         let elems = m.iter().flatten().cloned().collect();
         return Value::Matrix {

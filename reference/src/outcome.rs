@@ -37,6 +37,12 @@ pub enum FaultCode {
     /// A value the spec requires to be valid was out of range (an instance
     /// transform that is not invertible, a hit kind over 127).
     InvalidValue,
+    /// A `RayQuery` method called in a state that does not support it
+    /// (DXR's "RayQuery intrinsics" tables).
+    RayQueryState,
+    /// Traversal meets a triangle with an opacity micromap from a pipeline
+    /// or `RayQuery` that did not allow micromaps.
+    OpacityMicromapsNotAllowed,
 
     /// The interpreter's step budget ran out (an endless loop).
     StepBudgetExhausted,
@@ -72,6 +78,8 @@ impl FaultCode {
             FaultCode::InvalidStage => "invalid_stage",
             FaultCode::InvalidFlags => "invalid_flags",
             FaultCode::InvalidValue => "invalid_value",
+            FaultCode::RayQueryState => "ray_query_state",
+            FaultCode::OpacityMicromapsNotAllowed => "opacity_micromaps_not_allowed",
             FaultCode::StepBudgetExhausted => "step_budget_exhausted",
             FaultCode::EvaluationDepthExceeded => "evaluation_depth_exceeded",
             FaultCode::CallShaderDepthExceeded => "call_shader_depth_exceeded",
@@ -81,7 +89,7 @@ impl FaultCode {
         }
     }
 
-    pub const ALL: [FaultCode; 16] = [
+    pub const ALL: [FaultCode; 18] = [
         FaultCode::RecursionDepthExceeded,
         FaultCode::HitGroupRecordOutOfRange,
         FaultCode::MissRecordOutOfRange,
@@ -92,6 +100,8 @@ impl FaultCode {
         FaultCode::InvalidStage,
         FaultCode::InvalidFlags,
         FaultCode::InvalidValue,
+        FaultCode::RayQueryState,
+        FaultCode::OpacityMicromapsNotAllowed,
         FaultCode::StepBudgetExhausted,
         FaultCode::EvaluationDepthExceeded,
         FaultCode::CallShaderDepthExceeded,

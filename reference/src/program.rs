@@ -404,8 +404,11 @@ impl NameCheck<'_> {
         match &st.kind {
             StmtKind::Block(b) => self.block(b, s),
             StmtKind::Decl(d) => {
-                if let Type::RayQuery(flags) = &d.ty {
+                if let Type::RayQuery(flags, query_flags) = &d.ty {
                     self.expr(flags, s)?;
+                    if let Some(q) = query_flags {
+                        self.expr(q, s)?;
+                    }
                 }
                 for dc in &d.declarators {
                     if let Some(init) = &dc.init {

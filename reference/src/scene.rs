@@ -26,6 +26,11 @@ pub struct Scene {
 pub struct Blas {
     /// Geometries; a geometry's index is its position here.
     pub geometries: Vec<Geometry>,
+    /// Built with `D3D12_RAYTRACING_ACCELERATION_STRUCTURE_BUILD_FLAG_ALLOW_DISABLE_OMMS`
+    /// (`VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_DISABLE_OPACITY_MICROMAPS_EXT`):
+    /// its instances may set `disable_opacity_micromaps`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_disable_opacity_micromaps: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

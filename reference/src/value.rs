@@ -8,7 +8,7 @@
 use crate::choice::Chooser;
 use crate::hit_object::HitObject;
 use crate::numeric::{self, Decision};
-use crate::ray_query::RayQuery;
+use crate::ray_query::Handle;
 use ser_lang::ast::{ScalarType, Type};
 use std::sync::Arc;
 
@@ -175,7 +175,8 @@ pub enum Value {
     },
     Array(Vec<Value>),
     HitObject(Box<HitObject>),
-    RayQuery(Box<RayQuery>),
+    /// A reference to a query (see [`Handle`]).
+    RayQuery(Handle),
 }
 
 impl Value {
@@ -291,7 +292,7 @@ pub fn new_value(ty: &Type, fill: Fill, layouts: &dyn StructLayouts) -> Value {
                 .collect(),
         },
         Type::HitObject => Value::HitObject(Box::new(HitObject::Nop)),
-        Type::RayQuery(_) => Value::RayQuery(Box::default()),
+        Type::RayQuery(..) => Value::RayQuery(Handle::default()),
         Type::Array(elem, n) => {
             Value::Array((0..*n).map(|_| new_value(elem, fill, layouts)).collect())
         }

@@ -31,6 +31,7 @@ fn one_triangle() -> Scene {
                 no_duplicate_any_hit: false,
                 opacity_micromap: None,
             }],
+            allow_disable_opacity_micromaps: false,
         }],
         instances: vec![Instance {
             blas: 0,

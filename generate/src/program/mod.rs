@@ -200,6 +200,21 @@ pub fn each_stmt(body: &[Stmt], f: &mut impl FnMut(&Stmt)) {
 
 impl Program {
     /// Whether the program needs Shader Model 6.9 (a flag only it defines).
+    /// Whether the program traces a `RayQuery` (for `FromRayQuery`).
+    pub fn uses_ray_query(&self) -> bool {
+        let mut uses = false;
+        each_stmt(&self.body, &mut |s| {
+            uses |= matches!(
+                s,
+                Stmt::Construct {
+                    how: Construct::FromRayQuery { .. },
+                    ..
+                }
+            );
+        });
+        uses
+    }
+
     pub fn needs_sm69(&self) -> bool {
         use ser_lang::names::ray_flag::FORCE_OPACITY_MICROMAP_2_STATE as OMM;
         let mut needs = false;

@@ -70,15 +70,31 @@ struct Printer {
     float_slots: u32,
     depth: usize,
     queries: u32,
+    query_flags: &'static str,
 }
 
+/// The program as a library, its ray queries declared without
+/// `RAYQUERY_FLAGS`.
 pub fn print(program: &Program) -> Printed {
+    print_with(program, false)
+}
+
+/// The program as a library; with `micromaps`, its ray queries are
+/// declared `RayQuery<RAY_FLAG_NONE, RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS>`
+/// (a form of Shader Model 6.9), as a query that may meet a triangle with
+/// an opacity micromap must be (`dxr.omm.inline.flag_omitted_undefined`).
+pub fn print_with(program: &Program, micromaps: bool) -> Printed {
     let mut p = Printer {
         out: String::new(),
         slots: 0,
         float_slots: 0,
         depth: 0,
         queries: 0,
+        query_flags: if micromaps {
+            ", RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS"
+        } else {
+            ""
+        },
     };
     for s in &program.body {
         p.stmt(s);
@@ -227,7 +243,8 @@ impl Printer {
                     ),
                 };
                 format!(
-                    "{{ RayQuery<RAY_FLAG_NONE> {q}; {q}.TraceRayInline(Scene, {}, {mask:#x}, r{ray}); while ({q}.Proceed()) {{ if ({q}.CandidateType() == CANDIDATE_PROCEDURAL_PRIMITIVE) {{ if ({q}.CommittedStatus() == COMMITTED_NOTHING) {{ {q}.CommitProceduralPrimitiveHit(r{ray}.TMin + 0.5); }} }}{commit_triangles} }}{attrs} h{h} = {from}; }}",
+                    "{{ RayQuery<RAY_FLAG_NONE{}> {q}; {q}.TraceRayInline(Scene, {}, {mask:#x}, r{ray}); while ({q}.Proceed()) {{ if ({q}.CandidateType() == CANDIDATE_PROCEDURAL_PRIMITIVE) {{ if ({q}.CommittedStatus() == COMMITTED_NOTHING) {{ {q}.CommitProceduralPrimitiveHit(r{ray}.TMin + 0.5); }} }}{commit_triangles} }}{attrs} h{h} = {from}; }}",
+                    self.query_flags,
                     flags_expr(*flags)
                 )
             }

@@ -67,7 +67,9 @@ fn construct(rays: usize, sm69: bool) -> impl Strategy<Value = Construct> {
         )
             .prop_map(|(ray, flags, mask, triangles, attributes)| Construct::FromRayQuery {
                 ray,
-                flags,
+                // RAY_FLAG_SKIP_CLOSEST_HIT_SHADER is not allowed for
+                // TraceRayInline (`dxr.ray_flags.skip_closest_hit.not_for_ray_query`).
+                flags: flags & !ser_lang::names::ray_flag::SKIP_CLOSEST_HIT_SHADER,
                 mask,
                 triangles,
                 attributes

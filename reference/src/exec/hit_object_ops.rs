@@ -12,6 +12,7 @@ use crate::sbt::layout::{self, ConstantLoad};
 use crate::sbt::Table;
 use crate::value::{new_value, Fill, Scalar, StructLayouts, Value};
 use ser_lang::ast::{Expr, ScalarType, Type};
+use ser_lang::names::ray_flag;
 
 /// The scalar layout of a type: two attribute types match when their
 /// layouts do (the reading the suite takes of "attr_t must match").
@@ -138,10 +139,12 @@ impl<'a> Thread<'a> {
                     1 => None,
                     n => Some(self.eval(&args[n - 1]).await?),
                 };
-                let mut q = self
+                let q = self
                     .ray_query_arg(&args[0], "HitObject::FromRayQuery")
                     .await?;
-                let obj = q.to_hit_object(self.w.scene, hit_kind, attributes, None)?;
+                let obj = q
+                    .get()
+                    .to_hit_object(self.w.scene, hit_kind, attributes, None)?;
                 Ok(Value::HitObject(Box::new(obj)))
             }
             "MakeHit" | "MakeHitWithIndex" => self.record_hit(method, args).await,
@@ -222,7 +225,7 @@ impl<'a> Thread<'a> {
                 self.hit_object_stage(&format!("HitObject::{method}"))?;
                 self.hit_object_method(h, method, template, args)
             }
-            Value::RayQuery(q) => self.ray_query_method(q, method, args),
+            Value::RayQuery(q) => self.ray_query_method(&mut q.get(), method, args),
             other => fault(
                 FaultCode::Unsupported,
                 format!("`.{method}()` on {}", other.type_name()),
@@ -408,7 +411,20 @@ impl<'a> Thread<'a> {
                     self.w.options.profile,
                     "dxr.ray_query.trace_ray_inline.unknown_flags_undefined",
                 )?;
-                q.trace(self.w.scene, flags, uint(2)?, ray, log)?;
+                // A dynamic RAY_FLAG_SKIP_CLOSEST_HIT_SHADER (a constant one
+                // the validator rejects).
+                if (flags | q.template_flags) & ray_flag::SKIP_CLOSEST_HIT_SHADER != 0
+                    && self.w.options.profile.is_hlsl()
+                {
+                    return Err(Fault::new(
+                        FaultCode::InvalidFlags,
+                        "TraceRayInline with RAY_FLAG_SKIP_CLOSEST_HIT_SHADER",
+                    )
+                    .clause("dxr.ray_flags.skip_closest_hit.not_for_ray_query")
+                    .into());
+                }
+                let profile = self.w.options.profile;
+                q.trace(self.w.scene, flags, uint(2)?, ray, profile, log)?;
                 void
             }
             "Proceed" => Value::boolean(q.proceed(log)?),
@@ -421,7 +437,6 @@ impl<'a> Thread<'a> {
             "CandidateProceduralPrimitiveNonOpaque" => {
                 Value::boolean(q.candidate_procedural_non_opaque()?)
             }
-            "CandidateTriangleFrontFace" => Value::boolean(q.candidate_triangle_front_face()?),
             "CommitNonOpaqueTriangleHit" => {
                 q.commit_triangle(log)?;
                 void
@@ -439,22 +454,15 @@ impl<'a> Thread<'a> {
             }
             "CommittedStatus" => Value::uint(q.committed_status()?),
             "CommittedRayT" => Value::Scalar(q.committed_t()?),
-            "CommittedTriangleFrontFace" => Value::boolean(q.committed_triangle_front_face()?),
-            "CommittedInstanceIndex" | "CommittedGeometryIndex" | "CommittedPrimitiveIndex" => {
-                let c = q.committed_candidate()?;
-                let v = c.map_or(0, |c| match method {
-                    "CommittedInstanceIndex" => c.instance,
-                    "CommittedGeometryIndex" => c.geometry,
-                    _ => c.primitive,
-                });
-                Value::uint(v as u32)
-            }
-            _ => {
-                return fault(
-                    FaultCode::Unsupported,
-                    format!("`RayQuery::{method}` is not supported"),
-                )
-            }
+            _ => match q.read(self.w.scene, method)? {
+                Some(v) => v,
+                None => {
+                    return fault(
+                        FaultCode::Unsupported,
+                        format!("`RayQuery::{method}` is not supported"),
+                    )
+                }
+            },
         })
     }
 }

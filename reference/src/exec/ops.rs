@@ -253,14 +253,20 @@ pub fn type_of(v: &Value) -> Type {
             items.len() as u32,
         ),
         Value::HitObject(_) => Type::HitObject,
-        Value::RayQuery(_) => Type::RayQuery(Box::new(ser_lang::ast::Expr {
-            kind: ser_lang::ast::ExprKind::IntLit {
-                value: 0,
-                unsigned: false,
-                hex: false,
-            },
-            span: Default::default(),
-        })),
+        Value::RayQuery(q) => {
+            let q = q.get();
+            let flags = |value: u32| {
+                Box::new(ser_lang::ast::Expr {
+                    kind: ser_lang::ast::ExprKind::IntLit {
+                        value: value.into(),
+                        unsigned: true,
+                        hex: false,
+                    },
+                    span: Default::default(),
+                })
+            };
+            Type::RayQuery(flags(q.template_flags), Some(flags(q.query_flags)))
+        }
     }
 }
 
@@ -312,7 +318,7 @@ pub fn convert(
             Ok(new_value(ty, Fill::Zero, program))
         }
         (Type::HitObject, v @ Value::HitObject(_))
-        | (Type::RayQuery(_), v @ Value::RayQuery(_)) => Ok(v),
+        | (Type::RayQuery(..), v @ Value::RayQuery(_)) => Ok(v),
         (Type::Array(elem, n), Value::Array(items)) if items.len() == *n as usize => {
             Ok(Value::Array(
                 items

@@ -8,13 +8,13 @@ use super::thread::{fault, Ex, Thread};
 use crate::hit_object::{self, HitObject, RecordedHit};
 use crate::outcome::FaultCode;
 use crate::ray::Ray;
-use crate::ray_query::RayQuery;
+use crate::ray_query::Handle;
 use crate::scene::Primitives;
 use crate::value::{Scalar, Value};
 use ser_lang::ast::{Expr, ScalarType};
 
 impl<'a> Thread<'a> {
-    pub(super) async fn ray_query_arg(&mut self, e: &'a Expr, what: &str) -> Ex<Box<RayQuery>> {
+    pub(super) async fn ray_query_arg(&mut self, e: &'a Expr, what: &str) -> Ex<Handle> {
         match self.eval(e).await? {
             Value::RayQuery(q) => Ok(q),
             _ => fault(
@@ -93,7 +93,7 @@ impl<'a> Thread<'a> {
                 "`HitObject::RecordFromQuery` takes (query, record index, attributes[, hit kind])",
             );
         }
-        let mut q = self
+        let q = self
             .ray_query_arg(&args[0], "HitObject::RecordFromQuery")
             .await?;
         let record = self.uint_arg(&args[1], "the record index").await?;
@@ -102,7 +102,10 @@ impl<'a> Thread<'a> {
             Some(k) => Some(self.uint_arg(k, "the hit kind").await?),
             None => None,
         };
-        match q.to_hit_object(self.w.scene, hit_kind, Some(attributes), Some(record))? {
+        let obj = q
+            .get()
+            .to_hit_object(self.w.scene, hit_kind, Some(attributes), Some(record))?;
+        match obj {
             HitObject::Nop => fault(
                 FaultCode::Unsupported,
                 "GL_EXT_shader_invocation_reorder does not say what hitObjectRecordFromQueryEXT makes of a query without a committed hit",

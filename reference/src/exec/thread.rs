@@ -8,6 +8,7 @@ use crate::hit_object::Hit;
 use crate::outcome::{Fault, FaultCode};
 use crate::program::Stage;
 use crate::ray::Ray;
+use crate::ray_query::Handle;
 use crate::value::{new_value, Fill, Value};
 use ser_lang::ast::*;
 use std::future::Future;
@@ -641,9 +642,13 @@ impl<'a> Thread<'a> {
                         Fill::Uninitialized("a variable read before it was written"),
                         w.program,
                     );
-                    if let (Type::RayQuery(flags), Value::RayQuery(q)) = (&d.ty, &mut v) {
-                        q.template_flags =
-                            self.eval(flags).await?.as_scalar().map_or(0, |s| s.bits);
+                    if let (Type::RayQuery(flags, query_flags), None) = (&d.ty, dc.array_len) {
+                        let template_flags = self.constant_flags(flags).await?;
+                        let query_flags = match query_flags {
+                            Some(q) => self.constant_flags(q).await?,
+                            None => 0,
+                        };
+                        v = Value::RayQuery(Handle::new(template_flags, query_flags));
                     }
                     v
                 }
@@ -651,6 +656,13 @@ impl<'a> Thread<'a> {
             self.declare(&dc.name, value);
         }
         Ok(())
+    }
+}
+
+impl<'a> Thread<'a> {
+    /// The value of a `RayQuery` template argument.
+    async fn constant_flags(&mut self, e: &'a Expr) -> Ex<u32> {
+        Ok(self.eval(e).await?.as_scalar().map_or(0, |s| s.bits))
     }
 }
 

@@ -302,6 +302,12 @@ impl<'a> Thread<'a> {
     ) -> Ex<(HitObject, Value)> {
         self.reorder_point(ReorderPoint::Trace).await;
         let w = self.w;
+        if w.options.profile.is_hlsl() {
+            traversal::micromap::check_disable_allowed(
+                w.scene,
+                "dxr.omm.trace_ray.disable_needs_build_flag",
+            )?;
+        }
         let setup = traversal::candidates(
             w.scene,
             &ray,

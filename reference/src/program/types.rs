@@ -49,7 +49,7 @@ impl Shapes {
         let leaf = |scalars| Shape { scalars, depth: 1 };
         match t {
             Type::Void => Shape::default(),
-            Type::Scalar(_) | Type::HitObject | Type::RayQuery(_) => leaf(1),
+            Type::Scalar(_) | Type::HitObject | Type::RayQuery(..) => leaf(1),
             Type::Vector(_, n) => leaf(u64::from(*n)),
             Type::Matrix(_, r, c) => leaf(u64::from(*r) * u64::from(*c)),
             Type::Struct(name) => self.0.get(name).copied().unwrap_or_default(),

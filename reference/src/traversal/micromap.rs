@@ -3,7 +3,8 @@
 
 use crate::choice::Chooser;
 use crate::mutation::{self, Mutation};
-use crate::scene::{Geometry, MicromapEntry, MicromapFormat};
+use crate::outcome::{Fault, FaultCode};
+use crate::scene::{Geometry, MicromapEntry, MicromapFormat, Scene};
 use ser_lang::names::{instance_flag, ray_flag};
 
 /// What a micromap lookup makes of a candidate.
@@ -64,6 +65,38 @@ pub fn micro_triangle(level: u8, u: f64, v: f64, chooser: &mut dyn Chooser) -> u
     }
 }
 
+/// The instance flag disabling micromaps "is only valid if the referenced
+/// BLAS was originally built with [...] ALLOW_DISABLE_OMMS"
+/// (`dxr.omm.trace_ray.disable_needs_build_flag`,
+/// `dxr.omm.inline.disable_needs_build_flag`): a trace into a scene with an
+/// instance breaking it is undefined. The DXR text's rule; the Vulkan
+/// texts of the suite do not state it.
+pub fn check_disable_allowed(scene: &Scene, clause: &str) -> Result<(), Fault> {
+    for (i, inst) in scene.instances.iter().enumerate() {
+        let disables = inst.flag_bits() & instance_flag::DISABLE_OPACITY_MICROMAPS != 0;
+        if disables && !scene.blas[inst.blas].allow_disable_opacity_micromaps {
+            return Err(Fault::new(
+                FaultCode::InvalidFlags,
+                format!(
+                    "instance {i} sets disable_opacity_micromaps, but BLAS {} was not built with allow_disable_opacity_micromaps",
+                    inst.blas
+                ),
+            )
+            .clause(clause));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a geometry's micromap is in effect in an instance: it has one,
+/// and the instance does not disable micromaps
+/// (`vk.opacity_micromap.instance_disable_uses_opaque_bit`,
+/// `dxr.omm.trace_ray.disable_omms_instance_flag`).
+pub fn in_effect(geometry: &Geometry, instance_flags: u32) -> bool {
+    geometry.opacity_micromap.is_some()
+        && instance_flags & instance_flag::DISABLE_OPACITY_MICROMAPS == 0
+}
+
 /// The opacity the micromap gives a triangle candidate, if the geometry has
 /// one and the instance does not disable micromaps
 /// (`vk.opacity_micromap.used_instead_of_opaque_bit`,
@@ -78,10 +111,10 @@ pub fn lookup(
     ray_flags: u32,
     chooser: &mut dyn Chooser,
 ) -> Option<MicroOpacity> {
-    let map = geometry.opacity_micromap.as_ref()?;
-    if instance_flags & instance_flag::DISABLE_OPACITY_MICROMAPS != 0 {
+    if !in_effect(geometry, instance_flags) {
         return None;
     }
+    let map = geometry.opacity_micromap.as_ref()?;
     let two_state_override = instance_flags & instance_flag::FORCE_OPACITY_MICROMAP_2_STATE != 0
         || ray_flags & ray_flag::FORCE_OPACITY_MICROMAP_2_STATE != 0;
     let state = match map.triangles.get(primitive)? {

@@ -82,6 +82,13 @@ pub struct Setup {
     /// (`vk.candidate.aabb.enlargement_may`, `vk.candidate.aabb.false_positives_may`).
     /// Their interval is the ray's whole `[tmin, tmax]`.
     pub missed_boxes: Vec<Candidate>,
+    /// Whether the ray meets, within its extents, a triangle whose opacity
+    /// micromap is in effect: "an OMM is encountered during ray traversal"
+    /// (`dxr.omm.trace_ray.flag_omitted_undefined`,
+    /// `dxr.omm.inline.flag_omitted_undefined`). Suite's reading: a
+    /// triangle skipped by the ray or pipeline flags, in an instance the
+    /// mask excludes, or culled by facing, is not encountered.
+    pub met_micromap: bool,
 }
 
 /// Determines every intersection candidate of a ray and culls it: primitive
@@ -105,6 +112,7 @@ pub fn candidates(
     let mut spaces = Vec::with_capacity(scene.instances.len());
     let mut out = Vec::new();
     let mut missed = Vec::new();
+    let mut met_micromap = false;
     for (ii, inst) in scene.instances.iter().enumerate() {
         if culling::mask_culled(inst.mask, params.cull_mask) {
             spaces.push(None);
@@ -114,6 +122,7 @@ pub fn candidates(
         let found = Found {
             candidates: &mut out,
             missed_boxes: &mut missed,
+            met_micromap: &mut met_micromap,
         };
         instance_candidates(scene, ii, &space, ray, params, flags, chooser, found);
         spaces.push(Some(space));
@@ -122,6 +131,7 @@ pub fn candidates(
         spaces,
         candidates: out,
         missed_boxes: missed,
+        met_micromap,
     })
 }
 
@@ -137,6 +147,7 @@ struct TriangleProbe {
 struct Found<'a> {
     candidates: &'a mut Vec<Candidate>,
     missed_boxes: &'a mut Vec<Candidate>,
+    met_micromap: &'a mut bool,
 }
 
 /// The candidates within one instance.
@@ -251,6 +262,11 @@ fn instance_candidates(
         let facing = culling::facing(h.area, iflags & instance_flag::TRIANGLE_FLIP_FACING != 0);
         if culling::face_culled(facing, flags, iflags) {
             continue;
+        }
+        if micromap::in_effect(geom, iflags)
+            && geometry::triangle_t_in_range(h.t, h.t_err, tmin, tmax) != Decision::False
+        {
+            *found.met_micromap = true;
         }
         let Some(opaque) =
             triangle_opacity(geom, tri.primitive, h.barycentrics, iflags, flags, chooser)
@@ -493,16 +509,22 @@ pub fn triangle_hit_kind(front: bool) -> u32 {
 /// The built-in triangle attributes: the barycentrics `b` and `c`
 /// (`vk.candidate.barycentrics.hit_attribute_storage`).
 pub fn triangle_attributes(barycentrics: [f64; 2]) -> Value {
-    let err = traversal_error(4.0);
     Value::Struct {
         name: "BuiltInTriangleIntersectionAttributes".into(),
-        fields: vec![Value::Vector(
-            barycentrics
-                .iter()
-                .map(|b| Scalar::float_approx(*b, err))
-                .collect(),
-        )],
+        fields: vec![barycentrics_value(barycentrics)],
     }
+}
+
+/// A triangle hit's barycentrics `(b, c)` as a `float2`, within the
+/// traversal's precision.
+pub fn barycentrics_value(barycentrics: [f64; 2]) -> Value {
+    let err = traversal_error(4.0);
+    Value::Vector(
+        barycentrics
+            .iter()
+            .map(|b| Scalar::float_approx(*b, err))
+            .collect(),
+    )
 }
 
 /// The hit a committed candidate makes.

@@ -7,7 +7,7 @@
 //! MaybeReorderThread may be used), [`storage`] (where a HitObject may not
 //! live), [`operands`] (constant and undefined operands the DXIL section
 //! checks, operand kinds and attribute sizes), [`paq`] (payload access
-//! qualifiers). Which rules apply, and as errors or warnings, follows the
+//! qualifiers), [`ray_query`] (RayQuery's template arguments and flags). Which rules apply, and as errors or warnings, follows the
 //! profile: the DXIL section's warnings are in both proposal revisions and
 //! absent from Shader Model 6.9.
 
@@ -15,6 +15,7 @@ mod constant;
 mod facts;
 mod operands;
 mod paq;
+mod ray_query;
 mod stages;
 mod storage;
 
@@ -107,6 +108,10 @@ codes! {
         "HitObject::FromRayQuery's first operand is not a RayQuery";
     UndefinedOperand = "undefined_operand", Error,
         "a coherence hint, hint bit count, record index or root constant offset that is never defined";
+    RayQueryTemplate = "ray_query_template", Error,
+        "a RayQuery template argument that is not a compile-time constant";
+    RayQuerySkipClosestHit = "ray_query_skip_closest_hit", Error,
+        "RAY_FLAG_SKIP_CLOSEST_HIT_SHADER in a RayQuery's template flags or a constant TraceRayInline flags operand";
     ReorderCoherentResource = "reordercoherent_resource", Error,
         "[reordercoherent] on a resource that is not a UAV";
     PayloadAccess = "payload_access", Warning,
@@ -224,6 +229,7 @@ pub fn validate(program: &Program, profile: Profile, limits: &Limits) -> Vec<Dia
     storage::check(&mut v);
     operands::check(&mut v);
     paq::check(&mut v);
+    ray_query::check(&mut v);
     v.out.sort_by_key(|d| (d.span.line, d.span.column, d.code));
     // One finding per code and place, however many entry points reach it.
     v.out.dedup_by(|a, b| {

@@ -212,7 +212,7 @@ impl Calls<'_, '_, '_> {
         if let Some(q) = args.first() {
             if !matches!(
                 self.facts.type_of(self.v.program, q),
-                Some(Type::RayQuery(_))
+                Some(Type::RayQuery(..))
             ) {
                 let clause = if with_attrs {
                     "ser.dxil.hitobject_fromrayquerywithattrs.err_ray_query_handle"

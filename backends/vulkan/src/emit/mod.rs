@@ -308,7 +308,7 @@ impl<'a> Emitter<'a> {
 
     pub fn holds_hit_object(&self, t: &Type) -> bool {
         match t {
-            Type::HitObject | Type::RayQuery(_) => true,
+            Type::HitObject | Type::RayQuery(..) => true,
             Type::Array(e, _) => self.holds_hit_object(e),
             Type::Struct(n) => self
                 .structs

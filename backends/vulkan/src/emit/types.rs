@@ -54,7 +54,7 @@ pub(crate) fn glsl_type(t: &Type) -> Result<String, Unsupported> {
         }
         Type::Struct(n) => mangle(n),
         Type::HitObject => "hitObjectNV".into(),
-        Type::RayQuery(_) => return unsupported("RayQuery: no ray query on this device"),
+        Type::RayQuery(..) => return unsupported("RayQuery: no ray query on this device"),
         Type::Array(e, n) => format!("{}[{n}]", glsl_type(e)?),
     })
 }

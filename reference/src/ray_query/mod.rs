@@ -21,15 +21,29 @@
 //! `invoke_hit_from_ray_query`) commit procedural candidates without testing
 //! the ray against a box it misses, and would need wider expectations once
 //! this is modelled.
+//!
+//! A `RayQuery` variable holds a [`Handle`]: assigning it or passing it to a
+//! function shares one state machine. Which methods each state supports,
+//! and what the others do (undefined), is [`states`]; the values the
+//! methods read of the ray, the candidate and the committed hit are
+//! [`system_values`].
+
+mod states;
+mod system_values;
+
+pub use states::unavailable;
 
 use crate::choice::Chooser;
 use crate::hit_object::{Hit, HitObject};
 use crate::outcome::{Fault, FaultCode};
+use crate::profile::Profile;
 use crate::ray::{Ray, TraceParams};
 use crate::scene::Scene;
 use crate::traversal::{self, geometry, Candidate, CandidateKind, Committed, Setup};
 use crate::value::{Scalar, Value};
-use ser_lang::names::ray_flag;
+use ser_lang::names::{ray_flag, ray_query_flag};
+use std::cell::{RefCell, RefMut};
+use std::rc::Rc;
 
 /// The attributes of a procedural hit made by `FromRayQuery` without the
 /// attributes overload: the proposal does not say what `GetAttributes`
@@ -44,10 +58,41 @@ pub const COMMITTED_PROCEDURAL_PRIMITIVE_HIT: u32 = 2;
 pub const CANDIDATE_NON_OPAQUE_TRIANGLE: u32 = 0;
 pub const CANDIDATE_PROCEDURAL_PRIMITIVE: u32 = 1;
 
+/// The value of a `RayQuery` variable: a reference to a query's state
+/// machine. "If a variable of type `RayQuery` is assigned to another [...],
+/// a reference to the original is passed (rather than a clone), so they are
+/// both now operating on the same shared state machine"
+/// (`dxr.ray_query.type.assignment_shares_state`), and a `RayQuery` passed
+/// to a function "is passed by reference"
+/// (`dxr.ray_query.type.parameter_by_reference`): cloning a handle shares
+/// the query, and only a declaration makes a new one. The texts of the
+/// Vulkan profiles say nothing of copying a ray query; the reference shares
+/// under every profile, and the cases that show it list the HLSL ones.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Handle(Rc<RefCell<RayQuery>>);
+
+impl Handle {
+    /// A new query, as a declaration `RayQuery<FLAGS, QFLAGS> q;` makes.
+    pub fn new(template_flags: u32, query_flags: u32) -> Handle {
+        Handle(Rc::new(RefCell::new(RayQuery {
+            template_flags,
+            query_flags,
+            state: None,
+        })))
+    }
+
+    pub fn get(&self) -> RefMut<'_, RayQuery> {
+        self.0.borrow_mut()
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RayQuery {
-    /// The `RayQuery<FLAGS>` template flags.
+    /// The `RayQuery<FLAGS, ...>` template ray flags.
     pub template_flags: u32,
+    /// The `RayQuery<..., RAYQUERY_FLAGS>` flags (Shader Model 6.9; 0 when
+    /// not given, `RAYQUERY_FLAG_NONE`).
+    pub query_flags: u32,
     pub state: Option<Box<QueryState>>,
 }
 
@@ -68,6 +113,9 @@ pub struct QueryState {
     pub committed: Option<QueryCommit>,
     pub tmax: (f64, f64),
     pub done: bool,
+    /// The ray meets a triangle with an opacity micromap in effect, and the
+    /// query may not meet one (see [`RayQuery::trace`]).
+    pub micromap_not_allowed: bool,
 }
 
 impl PartialEq for QueryState {
@@ -80,13 +128,18 @@ impl PartialEq for QueryState {
 }
 
 impl RayQuery {
-    /// `TraceRayInline`: determines and culls every candidate.
+    /// `TraceRayInline`: determines and culls every candidate. Under the
+    /// HLSL profiles a query declared without
+    /// `RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS` may not meet a triangle with
+    /// a micromap (`dxr.ray_query.flags.allow_omm.cleared_undefined`); the
+    /// Vulkan texts have no such flag.
     pub fn trace(
         &mut self,
         scene: &Scene,
         flags: u32,
         cull_mask: u32,
         ray: Ray,
+        profile: Profile,
         chooser: &mut dyn Chooser,
     ) -> Result<(), Fault> {
         let flags = flags | self.template_flags;
@@ -98,10 +151,20 @@ impl RayQuery {
             miss_index: 0,
         };
         let ray = Ray { flags, ..ray };
+        if profile.is_hlsl() {
+            traversal::micromap::check_disable_allowed(
+                scene,
+                "dxr.omm.inline.disable_needs_build_flag",
+            )?;
+        }
         // Pipeline flags govern pipeline trace instructions, not ray queries.
         let setup = traversal::candidates(scene, &ray, &params, 0, chooser)?;
         let tmax = (ray.tmax.to_f64(), ray.tmax.err);
+        let micromap_not_allowed = setup.met_micromap
+            && profile.is_hlsl()
+            && self.query_flags & ray_query_flag::ALLOW_OPACITY_MICROMAPS == 0;
         self.state = Some(Box::new(QueryState {
+            micromap_not_allowed,
             remaining: setup.candidates.clone(),
             setup,
             ray,
@@ -113,22 +176,29 @@ impl RayQuery {
         Ok(())
     }
 
+    /// The state after `TraceRayInline`: a new query supports nothing else
+    /// (`dxr.ray_query.intrinsics.unsupported_call_undefined`).
     fn state(&mut self) -> Result<&mut QueryState, Fault> {
-        self.state.as_deref_mut().ok_or_else(|| {
-            Fault::new(
-                FaultCode::Unsupported,
-                "RayQuery used before TraceRayInline",
-            )
-        })
+        self.state
+            .as_deref_mut()
+            .ok_or_else(|| unavailable("a method other than TraceRayInline on a new RayQuery"))
     }
 
     /// `Proceed`: commits opaque triangles itself and stops at the next
-    /// candidate the shader must decide on; `false` when none is left.
+    /// candidate the shader must decide on; `false` when none is left, and
+    /// from then on (`dxr.ray_query.abort.finished_state`).
     pub fn proceed(&mut self, chooser: &mut dyn Chooser) -> Result<bool, Fault> {
         let st = self.state()?;
         st.candidate = None;
         if st.done {
             return Ok(false);
+        }
+        if st.micromap_not_allowed {
+            return Err(Fault::new(
+                FaultCode::OpacityMicromapsNotAllowed,
+                "a RayQuery without RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS meets a triangle with an opacity micromap",
+            )
+            .clause("dxr.omm.inline.flag_omitted_undefined"));
         }
         let tmin = (st.ray.tmin.to_f64(), st.ray.tmin.err);
         let order_matters = traversal::order_matters(
@@ -176,7 +246,7 @@ impl RayQuery {
     fn current(&mut self) -> Result<(&mut QueryState, Candidate), Fault> {
         let st = self.state()?;
         let c = st.candidate.clone().ok_or_else(|| {
-            Fault::new(FaultCode::Unsupported, "RayQuery has no current candidate")
+            unavailable("a candidate method when Proceed has not returned TRUE for a candidate")
         })?;
         Ok((st, c))
     }
@@ -194,36 +264,27 @@ impl RayQuery {
     pub fn candidate_triangle_t(&mut self) -> Result<Scalar, Fault> {
         match self.current()?.1.kind {
             CandidateKind::Triangle { t, t_err, .. } => Ok(Scalar::float_approx(t, t_err)),
-            _ => Err(Fault::new(
-                FaultCode::Unsupported,
+            _ => Err(unavailable(
                 "CandidateTriangleRayT on a procedural candidate",
             )),
         }
     }
 
-    /// `CandidateTriangleFrontFace`: whether the current triangle candidate
-    /// is front facing, after the instance's flip-facing flag
-    /// (`vk.culling.face.ray_query_front_face`).
-    pub fn candidate_triangle_front_face(&mut self) -> Result<bool, Fault> {
-        match self.current()?.1.kind {
-            CandidateKind::Triangle { front, .. } => Ok(front),
-            _ => Err(Fault::new(
-                FaultCode::Unsupported,
-                "CandidateTriangleFrontFace on a procedural candidate",
-            )),
-        }
-    }
-
     pub fn candidate_procedural_non_opaque(&mut self) -> Result<bool, Fault> {
-        Ok(!self.current()?.1.opaque)
+        let (_, c) = self.current()?;
+        if c.is_triangle() {
+            return Err(unavailable(
+                "CandidateProceduralPrimitiveNonOpaque on a triangle candidate",
+            ));
+        }
+        Ok(!c.opaque)
     }
 
     /// `CommitNonOpaqueTriangleHit`.
     pub fn commit_triangle(&mut self, chooser: &mut dyn Chooser) -> Result<(), Fault> {
         let (st, c) = self.current()?;
         let CandidateKind::Triangle { t, t_err, .. } = c.kind else {
-            return Err(Fault::new(
-                FaultCode::Unsupported,
+            return Err(unavailable(
                 "CommitNonOpaqueTriangleHit on a procedural candidate",
             ));
         };
@@ -240,8 +301,7 @@ impl RayQuery {
     ) -> Result<(), Fault> {
         let (st, c) = self.current()?;
         if c.is_triangle() {
-            return Err(Fault::new(
-                FaultCode::Unsupported,
+            return Err(unavailable(
                 "CommitProceduralPrimitiveHit on a triangle candidate",
             ));
         }
@@ -295,18 +355,6 @@ impl RayQuery {
             Some(c) => Scalar::float_approx(c.t, c.t_err),
             None => st.ray.tmax.clone(),
         })
-    }
-
-    /// `CommittedTriangleFrontFace`: whether the committed triangle hit is
-    /// front facing (`vk.culling.face.ray_query_front_face`).
-    pub fn committed_triangle_front_face(&mut self) -> Result<bool, Fault> {
-        match self.state()?.committed.as_ref().map(|c| &c.candidate.kind) {
-            Some(CandidateKind::Triangle { front, .. }) => Ok(*front),
-            _ => Err(Fault::new(
-                FaultCode::Unsupported,
-                "CommittedTriangleFrontFace without a committed triangle hit",
-            )),
-        }
     }
 
     pub fn committed_candidate(&mut self) -> Result<Option<Candidate>, Fault> {
