@@ -209,13 +209,13 @@ impl<'a> Thread<'a> {
             }
             HitObject::Nop => return Ok(payload),
         };
-        let Some(shader) = shader else {
-            return Ok(payload);
-        };
         let stage = if object.is_hit() {
             Stage::ClosestHit
         } else {
             Stage::Miss
+        };
+        let Some(shader) = shader else {
+            return Ok(self.null_shader_stage(payload, stage));
         };
         self.run_stage(&shader, stage, system, constants, payload, attributes)
             .await
