@@ -8,6 +8,7 @@ use crate::hit_object::Hit;
 use crate::outcome::{Fault, FaultCode};
 use crate::program::Stage;
 use crate::ray::Ray;
+use crate::sbt::Table;
 use crate::value::{new_value, Fill, Value};
 use ser_lang::ast::*;
 use std::future::Future;
@@ -142,15 +143,17 @@ impl<'a> Thread<'a> {
         }
     }
 
-    /// Runs the raygeneration shader; gives back the choice log.
+    /// Runs the raygeneration shader with its record's embedded parameters
+    /// (`sbt.raygen.record_contents`); gives back the choice log.
     pub async fn run(mut self) -> (ChoiceLog, Result<(), Fault>) {
         let raygen = self.w.dispatch.raygen.clone();
+        let constants = self.w.table.root_constants(Table::RayGen, 0);
         let result = self
             .invoke_entry(
                 &raygen,
                 Stage::RayGeneration,
                 System::Dispatch,
-                Vec::new(),
+                constants,
                 Vec::new(),
             )
             .await;
