@@ -68,10 +68,14 @@ pub struct Field {
     pub span: Span,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum AccessKind {
     Read,
     Write,
+    /// Any other name in a qualifier's place, `: modify(caller)`: kept for
+    /// the validator, since DXR names `read` and `write` the only valid
+    /// qualifiers (`dxr.paq.syntax.qualifiers_and_stages`).
+    Other(String),
 }
 
 /// One payload access qualifier: `read(stages)` or `write(stages)`.

@@ -316,10 +316,11 @@ impl Parser {
         let ty = self.array_suffix(ty)?;
         let mut access = Vec::new();
         while self.eat_punct(":") {
-            let kind = match self.ident()?.as_str() {
+            let name = self.ident()?;
+            let kind = match name.as_str() {
                 "read" => AccessKind::Read,
                 "write" => AccessKind::Write,
-                _ => return self.error("`read` or `write` (a payload access qualifier)"),
+                _ => AccessKind::Other(name),
             };
             self.expect_punct("(")?;
             let mut stages = Vec::new();

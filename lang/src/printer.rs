@@ -180,9 +180,10 @@ impl Printer {
             self.line_start();
             self.declared(&f.ty, &f.name);
             for a in &f.access {
-                let kind = match a.kind {
+                let kind = match &a.kind {
                     AccessKind::Read => "read",
                     AccessKind::Write => "write",
+                    AccessKind::Other(name) => name,
                 };
                 let _ = write!(self.out, " : {kind}({})", a.stages.join(", "));
             }

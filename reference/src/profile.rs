@@ -86,6 +86,16 @@ impl Profile {
         matches!(self, Profile::MaybeReorderThread0027 | Profile::Sm69)
     }
 
+    /// Whether `ReportHit` is a reorder point even when no any-hit shader
+    /// runs: DXR names it with TraceRay and CallShader as the base API's
+    /// reorder points (`dxr.reorder_points.list.dxr_trace_ray_call_shader_report_hit`);
+    /// the proposal names only TraceRay and CallShader and reads its list as
+    /// exhaustive (`ser.reorder_point.list.dxr_trace_ray_call_shader`), and
+    /// the Vulkan extensions do not name it.
+    pub fn report_hit_reorders(self) -> bool {
+        self == Profile::Sm69
+    }
+
     /// Whether the HLSL definitions of accessor results on NOP and miss
     /// objects (zeros, identity-like matrices, the world ray as the object
     /// ray) hold. The Vulkan extensions leave those values undefined.

@@ -92,6 +92,13 @@ pub fn glsl(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Glsl>), B
     };
     want(&case.dispatch.raygen, &mut glsl)?;
     let t = &case.shader_table;
+    // The ray generation record's constants go into the table like any
+    // record's (the layout calculator lays them out); handles do not.
+    if !t.raygen.local_root_arguments.is_empty() {
+        return Err(BackendError::NotSupported(
+            "local root arguments other than constants".into(),
+        ));
+    }
     for r in &t.hit_groups {
         for n in [&r.closest_hit, &r.any_hit, &r.intersection]
             .into_iter()

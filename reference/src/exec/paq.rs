@@ -60,4 +60,15 @@ impl<'a> Thread<'a> {
         };
         Some((self.access(payload)?, s))
     }
+
+    /// A closest-hit or miss stage whose record names no shader (a NULL
+    /// shader identifier, or a hit group without a closest-hit shader):
+    /// it runs as an empty shader, whose copy-in and copy-back apply
+    /// (`dxr.paq.semantics.write.null_shader_counts_as_executed`).
+    pub(super) fn null_shader_stage(&self, payload: Value, stage: Stage) -> Value {
+        match self.payload_stage(&payload, stage) {
+            Some((access, s)) => access.empty_stage(payload, s),
+            None => payload,
+        }
+    }
 }

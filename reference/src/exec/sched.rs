@@ -47,6 +47,9 @@ pub enum ReorderPoint {
     /// The `MaybeReorderThread` call site
     /// (`ser.reorder_point.list.maybe_reorder_thread_call_site`).
     MaybeReorderThread,
+    /// `ReportHit`, where DXR says so
+    /// (`dxr.reorder_points.list.dxr_trace_ray_call_shader_report_hit`).
+    ReportHit,
 }
 
 pub enum SyncOp {

@@ -9,6 +9,7 @@ use crate::outcome::{Fault, FaultCode};
 use crate::program::Stage;
 use crate::ray::Ray;
 use crate::ray_query::Handle;
+use crate::sbt::Table;
 use crate::value::{new_value, Fill, Value};
 use ser_lang::ast::*;
 use std::future::Future;
@@ -148,15 +149,17 @@ impl<'a> Thread<'a> {
         }
     }
 
-    /// Runs the raygeneration shader; gives back the choice log.
+    /// Runs the raygeneration shader with its record's embedded parameters
+    /// (`sbt.raygen.record_contents`); gives back the choice log.
     pub async fn run(mut self) -> (ChoiceLog, Result<(), Fault>) {
         let raygen = self.w.dispatch.raygen.clone();
+        let constants = self.w.table.root_constants(Table::RayGen, 0);
         let result = self
             .invoke_entry(
                 &raygen,
                 Stage::RayGeneration,
                 System::Dispatch,
-                Vec::new(),
+                constants,
                 Vec::new(),
             )
             .await;

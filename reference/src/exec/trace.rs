@@ -213,13 +213,13 @@ impl<'a> Thread<'a> {
             }
             HitObject::Nop => return Ok(payload),
         };
-        let Some(shader) = shader else {
-            return Ok(payload);
-        };
         let stage = if object.is_hit() {
             Stage::ClosestHit
         } else {
             Stage::Miss
+        };
+        let Some(shader) = shader else {
+            return Ok(self.null_shader_stage(payload, stage));
         };
         self.run_stage(&shader, stage, system, constants, payload, attributes)
             .await
@@ -704,6 +704,8 @@ impl<'a> Thread<'a> {
     /// confirmed like a triangle (`vk.confirmation.generated.independent_confirmation`).
     /// A `t` outside `[RayTMin, RayTCurrent]` is ignored and reports false
     /// (HLSL's `ReportHit`; the chapter is silent, see the spec-map note).
+    /// Under Shader Model 6.9 the call is a reorder point
+    /// (`dxr.reorder_points.list.dxr_trace_ray_call_shader_report_hit`).
     pub async fn report_hit(&mut self, args: &'a [Expr]) -> Ex<Value> {
         if self.stage() != Stage::Intersection {
             return fault(
@@ -734,6 +736,11 @@ impl<'a> Thread<'a> {
                 FaultCode::InvalidValue,
                 format!("ReportHit hit kind {kind}: user hit kinds are 0..=127"),
             );
+        }
+        // A reorder point whether or not the hit is accepted (DXR's reading,
+        // see `Profile::report_hit_reorders`).
+        if self.w.options.profile.report_hit_reorders() {
+            self.reorder_point(ReorderPoint::ReportHit).await;
         }
         let state = self
             .traces

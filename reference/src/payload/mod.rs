@@ -29,7 +29,8 @@
 
 use crate::mutation::{self, Mutation};
 use crate::value::{unspecify, Value};
-use ser_lang::ast::{AccessKind, StructDecl};
+use ser_lang::ast::{AccessKind, StructDecl, Type};
+use std::collections::BTreeMap;
 
 /// A stage as payload qualifiers name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,8 +61,40 @@ impl PaqStage {
         }
     }
 
+    const ALL: [PaqStage; 4] = [
+        PaqStage::Caller,
+        PaqStage::AnyHit,
+        PaqStage::ClosestHit,
+        PaqStage::Miss,
+    ];
+
     fn bit(self) -> u8 {
         1 << self as u8
+    }
+
+    /// The stages before a `read` of this one in the sequence
+    /// `caller -> anyhit -> (closesthit|miss) -> caller`, where anyhit
+    /// "both precedes and succeeds itself"
+    /// (`dxr.paq.sequence.caller_anyhit_shading_caller`,
+    /// `dxr.paq.sequence.anyhit_precedes_and_succeeds_itself`): a caller
+    /// reads at the end, after every stage, its own write included (the
+    /// `caller -> caller` transition, `dxr.paq.sequence.no_shader_caller_to_caller`).
+    fn preceded_by(self) -> &'static [PaqStage] {
+        use PaqStage::*;
+        match self {
+            Caller => &[Caller, AnyHit, ClosestHit, Miss],
+            AnyHit | ClosestHit | Miss => &[Caller, AnyHit],
+        }
+    }
+
+    /// The stages after a `write` of this one in the same sequence: a
+    /// caller writes at the start, before every stage.
+    fn succeeded_by(self) -> &'static [PaqStage] {
+        use PaqStage::*;
+        match self {
+            Caller | AnyHit => &[AnyHit, ClosestHit, Miss, Caller],
+            ClosestHit | Miss => &[Caller],
+        }
     }
 }
 
@@ -73,6 +106,23 @@ pub struct FieldAccess {
 }
 
 impl FieldAccess {
+    /// The stages a field's qualifiers name; a name outside DXR's
+    /// qualifiers and stages names none (`crate::validate` reports it).
+    pub fn of(qualifiers: &[ser_lang::ast::PayloadAccess]) -> FieldAccess {
+        let mut acc = FieldAccess::default();
+        for q in qualifiers {
+            let mask = match q.kind {
+                AccessKind::Read => &mut acc.read,
+                AccessKind::Write => &mut acc.write,
+                AccessKind::Other(_) => continue,
+            };
+            for stage in q.stages.iter().filter_map(|s| PaqStage::from_name(s)) {
+                *mask |= stage.bit();
+            }
+        }
+        acc
+    }
+
     pub fn reads(&self, s: PaqStage) -> bool {
         self.read & s.bit() != 0
     }
@@ -80,60 +130,87 @@ impl FieldAccess {
     pub fn writes(&self, s: PaqStage) -> bool {
         self.write & s.bit() != 0
     }
+
+    /// The `read` stages no `write` stage precedes in the sequence
+    /// (`dxr.paq.sequence.read_preceded_by_write`).
+    pub fn reads_without_write(&self) -> Vec<PaqStage> {
+        PaqStage::ALL
+            .into_iter()
+            .filter(|&s| self.reads(s) && !s.preceded_by().iter().any(|&w| self.writes(w)))
+            .collect()
+    }
+
+    /// The `write` stages no `read` stage succeeds in the sequence
+    /// (`dxr.paq.sequence.write_succeeded_by_read`).
+    pub fn writes_without_read(&self) -> Vec<PaqStage> {
+        PaqStage::ALL
+            .into_iter()
+            .filter(|&s| self.writes(s) && !s.succeeded_by().iter().any(|&r| self.reads(r)))
+            .collect()
+    }
 }
 
-/// The qualifiers of a `[raypayload]` struct, field by field.
+/// What applies to one member of a `[raypayload]` struct: its own
+/// qualifiers, or, for a member of a `[raypayload]` type, that type's
+/// qualifiers field by field (`dxr.paq.syntax.nested_payload_member_not_annotated`,
+/// `dxr.paq.example.nested_payload_struct_unannotated_member`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Member {
+    Field(FieldAccess),
+    Nested(PayloadAccess),
+}
+
+/// The qualifiers of a `[raypayload]` struct, member by member.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PayloadAccess {
-    pub fields: Vec<(String, FieldAccess)>,
+    pub fields: Vec<(String, Member)>,
 }
 
 impl PayloadAccess {
-    /// The qualifiers of a struct, if it is a `[raypayload]` struct; an
-    /// error names an unknown stage or a field without qualifiers.
-    pub fn of(decl: &StructDecl) -> Result<Option<PayloadAccess>, String> {
-        if !decl.attributes.iter().any(|a| a.name == "raypayload") {
-            return Ok(None);
+    /// The qualifiers of a struct, if it is a `[raypayload]` struct;
+    /// `payloads` holds those of the `[raypayload]` structs declared before
+    /// it. The declaration rules are `crate::validate`'s: a member without
+    /// qualifiers (other than a nested payload) names no stage here.
+    pub fn of(
+        decl: &StructDecl,
+        payloads: &BTreeMap<String, PayloadAccess>,
+    ) -> Option<PayloadAccess> {
+        if !is_raypayload(decl) {
+            return None;
         }
-        let mut fields = Vec::new();
-        for f in &decl.fields {
-            if f.access.is_empty() {
-                return Err(format!(
-                    "field `{}` of [raypayload] struct `{}` has no payload access qualifiers",
-                    f.name, decl.name
-                ));
-            }
-            let mut acc = FieldAccess::default();
-            for q in &f.access {
-                for s in &q.stages {
-                    let stage = PaqStage::from_name(s).ok_or_else(|| format!("`{s}` in a payload access qualifier: expected caller, anyhit, closesthit or miss"))?;
-                    match q.kind {
-                        AccessKind::Read => acc.read |= stage.bit(),
-                        AccessKind::Write => acc.write |= stage.bit(),
-                    }
-                }
-            }
-            fields.push((f.name.clone(), acc));
-        }
-        Ok(Some(PayloadAccess { fields }))
+        let fields = decl
+            .fields
+            .iter()
+            .map(|f| {
+                let nested = match &f.ty {
+                    Type::Struct(n) => payloads.get(n).filter(|_| f.access.is_empty()),
+                    _ => None,
+                };
+                let member = match nested {
+                    Some(p) => Member::Nested(p.clone()),
+                    None => Member::Field(FieldAccess::of(&f.access)),
+                };
+                (f.name.clone(), member)
+            })
+            .collect();
+        Some(PayloadAccess { fields })
     }
 
-    fn fields_mut<'v>(
-        &self,
-        v: &'v mut Value,
-    ) -> impl Iterator<Item = (&FieldAccess, &'v mut Value)> {
+    fn members_mut<'v>(&self, v: &'v mut Value) -> impl Iterator<Item = (&Member, &'v mut Value)> {
         let items = match v {
             Value::Struct { fields, .. } => fields.as_mut_slice(),
             _ => &mut [],
         };
-        self.fields.iter().map(|(_, a)| a).zip(items.iter_mut())
+        self.fields.iter().map(|(_, m)| m).zip(items.iter_mut())
     }
 
     /// Marks unspecified every field for which `keep` is false.
-    fn mask(&self, v: &mut Value, keep: impl Fn(&FieldAccess) -> bool, why: &str) {
-        for (a, f) in self.fields_mut(v) {
-            if !keep(a) {
-                *f = unspecify(f.clone(), why);
+    fn mask(&self, v: &mut Value, keep: &dyn Fn(&FieldAccess) -> bool, why: &str) {
+        for (m, f) in self.members_mut(v) {
+            match m {
+                Member::Field(a) if !keep(a) => *f = unspecify(f.clone(), why),
+                Member::Field(_) => {}
+                Member::Nested(p) => p.mask(f, keep, why),
             }
         }
     }
@@ -144,7 +221,7 @@ impl PayloadAccess {
         let invoke = invoke && !mutation::active(Mutation::PaqInvokeAnyhitWriteIgnored);
         self.mask(
             v,
-            |a| a.writes(PaqStage::Caller) || invoke && a.writes(PaqStage::AnyHit),
+            &|a| a.writes(PaqStage::Caller) || invoke && a.writes(PaqStage::AnyHit),
             "a payload field the caller has no write access to does not flow into the call",
         );
     }
@@ -156,7 +233,7 @@ impl PayloadAccess {
             hit_object_trace && !mutation::active(Mutation::PaqTraceShadingReadIgnored);
         self.mask(
             v,
-            |a| {
+            &|a| {
                 a.reads(PaqStage::Caller)
                     || hit_object_trace
                         && (a.reads(PaqStage::ClosestHit) || a.reads(PaqStage::Miss))
@@ -172,7 +249,7 @@ impl PayloadAccess {
     pub fn enter_stage(&self, v: &mut Value, s: PaqStage) {
         self.mask(
             v,
-            |a| a.reads(s),
+            &|a| a.reads(s),
             "a payload field a stage may not read has no defined value in it",
         );
     }
@@ -184,17 +261,43 @@ impl PayloadAccess {
             Value::Struct { fields, .. } => fields.clone(),
             _ => return out,
         };
-        for ((a, f), old) in self.fields_mut(&mut out).zip(kept) {
-            if !a.writes(s) && !mutation::active(Mutation::PaqStageWriteNotRestored) {
-                *f = old;
+        for ((m, f), old) in self.members_mut(&mut out).zip(kept) {
+            match m {
+                Member::Field(a)
+                    if !a.writes(s) && !mutation::active(Mutation::PaqStageWriteNotRestored) =>
+                {
+                    *f = old
+                }
+                Member::Field(_) => {}
+                Member::Nested(p) => *f = p.leave_stage(&old, f.clone(), s),
             }
         }
         out
     }
 
-    pub fn field(&self, name: &str) -> Option<&FieldAccess> {
-        self.fields.iter().find(|(n, _)| n == name).map(|(_, a)| a)
+    /// A stage that runs no code: a NULL shader identifier "is equivalent
+    /// to executing an empty shader, so in that case the stage counts as
+    /// executed" (`dxr.paq.semantics.write.null_shader_counts_as_executed`):
+    /// its copy-in and copy-back still apply, so a field it may write but
+    /// not read is overwritten with an undefined value.
+    pub fn empty_stage(&self, payload: Value, s: PaqStage) -> Value {
+        let mut inside = payload.clone();
+        self.enter_stage(&mut inside, s);
+        self.leave_stage(&payload, inside, s)
     }
+
+    /// The qualifiers of a field (not of a nested payload member).
+    pub fn field(&self, name: &str) -> Option<&FieldAccess> {
+        self.fields.iter().find_map(|(n, m)| match m {
+            Member::Field(a) if n == name => Some(a),
+            _ => None,
+        })
+    }
+}
+
+/// Whether a struct is declared `[raypayload]`.
+pub fn is_raypayload(decl: &StructDecl) -> bool {
+    decl.attributes.iter().any(|a| a.name == "raypayload")
 }
 
 #[cfg(test)]
@@ -239,9 +342,9 @@ mod tests {
         use PaqStage::*;
         let paq = PayloadAccess {
             fields: vec![
-                ("a".into(), access(&[ClosestHit], &[AnyHit])),
-                ("b".into(), access(&[Miss], &[Caller])),
-                ("c".into(), access(&[Caller], &[Caller])),
+                ("a".into(), Member::Field(access(&[ClosestHit], &[AnyHit]))),
+                ("b".into(), Member::Field(access(&[Miss], &[Caller]))),
+                ("c".into(), Member::Field(access(&[Caller], &[Caller]))),
             ],
         };
         // At HitObject::TraceRay, read(closesthit) / read(miss) count as read(caller).
@@ -265,9 +368,12 @@ mod tests {
         use PaqStage::*;
         let paq = PayloadAccess {
             fields: vec![
-                ("a".into(), access(&[ClosestHit], &[ClosestHit])),
-                ("b".into(), access(&[], &[ClosestHit])),
-                ("c".into(), access(&[ClosestHit], &[])),
+                (
+                    "a".into(),
+                    Member::Field(access(&[ClosestHit], &[ClosestHit])),
+                ),
+                ("b".into(), Member::Field(access(&[], &[ClosestHit]))),
+                ("c".into(), Member::Field(access(&[ClosestHit], &[]))),
             ],
         };
         let before = payload(&[1, 2, 3]);
@@ -276,7 +382,7 @@ mod tests {
         assert_eq!(defined(&inside), [true, false, true]);
         let mut untouched = payload(&[1]);
         let none = PayloadAccess {
-            fields: vec![("a".into(), access(&[Caller], &[Caller]))],
+            fields: vec![("a".into(), Member::Field(access(&[Caller], &[Caller])))],
         };
         none.enter_stage(&mut untouched, ClosestHit);
         assert_eq!(defined(&untouched), [false]);
@@ -286,5 +392,48 @@ mod tests {
         );
         let after = paq.leave_stage(&before, payload(&[7, 8, 9]), ClosestHit);
         assert_eq!(after, payload(&[7, 8, 3]));
+    }
+
+    #[test]
+    fn a_null_shader_runs_as_an_empty_stage() {
+        use PaqStage::*;
+        let paq = PayloadAccess {
+            fields: vec![
+                (
+                    "a".into(),
+                    Member::Field(access(&[Caller], &[Caller, Miss])),
+                ),
+                (
+                    "b".into(),
+                    Member::Field(access(&[Caller, Miss], &[Caller, Miss])),
+                ),
+                ("c".into(), Member::Field(access(&[Caller], &[Caller]))),
+            ],
+        };
+        let after = paq.empty_stage(payload(&[1, 2, 3]), Miss);
+        assert_eq!(defined(&after), [false, true, true]);
+    }
+
+    #[test]
+    fn a_nested_payload_follows_its_own_qualifiers() {
+        use PaqStage::*;
+        let base = PayloadAccess {
+            fields: vec![
+                ("x".into(), Member::Field(access(&[Caller], &[Caller]))),
+                ("y".into(), Member::Field(access(&[Caller], &[Miss]))),
+            ],
+        };
+        let paq = PayloadAccess {
+            fields: vec![("b".into(), Member::Nested(base))],
+        };
+        let mut v = Value::Struct {
+            name: "P".into(),
+            fields: vec![payload(&[1, 2])],
+        };
+        paq.enter_call(&mut v, false);
+        let Value::Struct { fields, .. } = &v else {
+            unreachable!()
+        };
+        assert_eq!(defined(&fields[0]), [true, false]);
     }
 }

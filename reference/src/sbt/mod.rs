@@ -10,6 +10,10 @@ use serde::{Deserialize, Deserializer, Serialize};
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShaderTable {
+    /// The ray generation record's embedded parameters; its shader is the
+    /// dispatch's (`sbt.raygen.record_contents`).
+    #[serde(default, skip_serializing_if = "RayGenRecord::is_empty")]
+    pub raygen: RayGenRecord,
     #[serde(default)]
     pub hit_groups: Vec<HitGroupRecord>,
     #[serde(default)]
@@ -127,6 +131,25 @@ pub struct ShaderRecord {
     pub local_root_arguments: Vec<LocalArgument>,
 }
 
+/// The ray generation record: "a single function referring to the ray
+/// generation shader to be used, along with any desired embedded parameters
+/// for the function" (`sbt.raygen.record_contents`). The dispatch names the
+/// shader; the record holds the parameters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RayGenRecord {
+    #[serde(default)]
+    pub local_root_constants: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_root_arguments: Vec<LocalArgument>,
+}
+
+impl RayGenRecord {
+    pub fn is_empty(&self) -> bool {
+        *self == RayGenRecord::default()
+    }
+}
+
 /// The local root arguments of a record: the arguments, or the constants
 /// shorthand.
 fn arguments(constants: &[u32], arguments: &[LocalArgument]) -> Vec<LocalArgument> {
@@ -218,12 +241,16 @@ pub fn miss_record_index(miss_shader_index: u32) -> u32 {
 
 impl ShaderTable {
     /// The local root arguments of a record, if the index is in its table.
-    /// The raygeneration table has the dispatch's one record, without
-    /// arguments.
+    /// The raygeneration table has the dispatch's one record.
     pub fn arguments(&self, table: Table, index: u32) -> Option<Vec<LocalArgument>> {
         let i = index as usize;
         match table {
-            Table::RayGen => (i == 0).then(Vec::new),
+            Table::RayGen => (i == 0).then(|| {
+                arguments(
+                    &self.raygen.local_root_constants,
+                    &self.raygen.local_root_arguments,
+                )
+            }),
             Table::HitGroup => self
                 .hit_groups
                 .get(i)

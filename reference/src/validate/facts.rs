@@ -139,6 +139,9 @@ pub fn root_name(e: &Expr) -> Option<&str> {
 /// take them inout, `InterlockedAdd`'s original value, and the receivers of
 /// methods (some of which change them).
 fn written_by<'e>(program: &Program, e: &'e Expr) -> Vec<&'e Expr> {
+    if let Some(payload) = payload_operand(e) {
+        return vec![payload];
+    }
     match &e.kind {
         ExprKind::Assign(_, lhs, _) => vec![lhs],
         ExprKind::IncDec { target, .. } => vec![target],
@@ -155,7 +158,6 @@ fn written_by<'e>(program: &Program, e: &'e Expr) -> Vec<&'e Expr> {
             _ => vec![receiver],
         },
         ExprKind::Call { name, args } => match name.as_str() {
-            "TraceRay" => args.get(7).into_iter().collect(),
             "CallShader" => args.get(1).into_iter().collect(),
             "InterlockedAdd" => args.get(2).into_iter().collect(),
             _ => match program.function(name) {
@@ -169,14 +171,24 @@ fn written_by<'e>(program: &Program, e: &'e Expr) -> Vec<&'e Expr> {
                 None => Vec::new(),
             },
         },
+        _ => Vec::new(),
+    }
+}
+
+/// The payload operand of a call that takes one: `TraceRay`,
+/// `HitObject::TraceRay`, `HitObject::Invoke` and GL_EXT's
+/// reorder-and-execute forms.
+pub fn payload_operand(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::Call { name, args } if name == "TraceRay" => args.get(7),
         ExprKind::StaticCall {
             ty, method, args, ..
         } if ty == "HitObject" => match method.as_str() {
-            "TraceRay" => args.get(7).into_iter().collect(),
-            "Invoke" => args.get(1).into_iter().collect(),
-            "ReorderExecute" | "TraceReorderExecute" => args.last().into_iter().collect(),
-            _ => Vec::new(),
+            "TraceRay" => args.get(7),
+            "Invoke" => args.get(1),
+            "ReorderExecute" | "TraceReorderExecute" => args.last(),
+            _ => None,
         },
-        _ => Vec::new(),
+        _ => None,
     }
 }

@@ -6,8 +6,10 @@
 //! Rules, one module each: [`stages`] (where HitObject and
 //! MaybeReorderThread may be used), [`storage`] (where a HitObject may not
 //! live), [`operands`] (constant and undefined operands the DXIL section
-//! checks, operand kinds and attribute sizes), [`paq`] (payload access
-//! qualifiers), [`ray_query`] (RayQuery's template arguments and flags). Which rules apply, and as errors or warnings, follows the
+//! checks, operand kinds and attribute sizes), [`paq`] (accesses to
+//! payload fields), [`paq_declaration`] (the declaration rules of payload
+//! access qualifiers), [`paq_use`] (what may be a payload), [`ray_query`]
+//! (RayQuery's template arguments and flags). Which rules apply, and as errors or warnings, follows the
 //! profile: the DXIL section's warnings are in both proposal revisions and
 //! absent from Shader Model 6.9.
 
@@ -15,6 +17,8 @@ mod constant;
 mod facts;
 mod operands;
 mod paq;
+mod paq_declaration;
+mod paq_use;
 mod ray_query;
 mod stages;
 mod storage;
@@ -114,6 +118,24 @@ codes! {
         "RAY_FLAG_SKIP_CLOSEST_HIT_SHADER in a RayQuery's template flags or a constant TraceRayInline flags operand";
     ReorderCoherentResource = "reordercoherent_resource", Error,
         "[reordercoherent] on a resource that is not a UAV";
+    PayloadAttribute = "payload_attribute", Error,
+        "a struct whose fields carry payload access qualifiers, used as a payload without the [raypayload] attribute";
+    PayloadQualifierMissing = "payload_qualifier_missing", Error,
+        "a member of a [raypayload] struct without payload access qualifiers (other than a member of a [raypayload] type)";
+    PayloadQualifier = "payload_qualifier", Error,
+        "a payload access qualifier other than read and write, or a stage other than anyhit, closesthit, miss and caller";
+    PayloadQualifierCount = "payload_qualifier_count", Error,
+        "a payload field that does not declare exactly one read and one write qualifier";
+    PayloadQualifierType = "payload_qualifier_type", Error,
+        "payload access qualifiers on a member whose type is not a scalar, array, struct, vector or matrix";
+    PayloadNestedQualified = "payload_nested_qualified", Error,
+        "payload access qualifiers on a member whose type is a [raypayload] struct";
+    PayloadReadWithoutWrite = "payload_read_without_write", Error,
+        "a read stage of a payload field that no write stage precedes";
+    PayloadWriteWithoutRead = "payload_write_without_read", Error,
+        "a write stage of a payload field that no read stage succeeds";
+    IntersectionPayload = "intersection_payload", Error,
+        "an intersection shader with a payload parameter";
     PayloadAccess = "payload_access", Warning,
         "a shader reads or writes a payload field its stage has no access to (legal: the access is to its local working copy, and the compiler should warn)";
     InstanceMaskBits = "instance_mask_bits", Warning,
@@ -230,6 +252,8 @@ pub fn validate(program: &Program, profile: Profile, limits: &Limits) -> Vec<Dia
     operands::check(&mut v);
     paq::check(&mut v);
     ray_query::check(&mut v);
+    paq_declaration::check(&mut v);
+    paq_use::check(&mut v);
     v.out.sort_by_key(|d| (d.span.line, d.span.column, d.code));
     // One finding per code and place, however many entry points reach it.
     v.out.dedup_by(|a, b| {
@@ -358,6 +382,106 @@ mod tests {
         assert_eq!(codes(src, Profile::MaybeReorderThread0027), ["hint_bits"]);
         assert_eq!(codes(src, Profile::ReorderThread0027), ["hint_bits"]);
         assert!(codes(src, Profile::Sm69).is_empty());
+    }
+
+    #[test]
+    fn payload_declarations() {
+        let p = Profile::Sm69;
+        let decl = |fields: &str| {
+            format!(
+                "struct [raypayload] Base {{ uint x : read(caller) : write(caller); }};
+                struct [raypayload] P {{ {fields} }};
+                [shader(\"miss\")] void M(inout P p) {{ }}"
+            )
+        };
+        let cases = [
+            ("uint a : read(caller) : write(caller);", vec![]),
+            ("Base b;", vec![]),
+            ("uint a : read() : write();", vec![]),
+            ("uint a;", vec!["payload_qualifier_missing"]),
+            (
+                "Base b : read(caller) : write(caller);",
+                vec!["payload_nested_qualified"],
+            ),
+            (
+                "uint a : read(caller) : modify(caller) : write(caller);",
+                vec!["payload_qualifier"],
+            ),
+            (
+                "uint a : read(caller, intersection) : write(caller);",
+                vec!["payload_qualifier"],
+            ),
+            (
+                "uint a : read(caller) : read(miss) : write(caller);",
+                vec!["payload_qualifier_count"],
+            ),
+            (
+                "uint a : write(caller) : read(anyhit) : write(anyhit);",
+                vec!["payload_qualifier_count"],
+            ),
+            (
+                "HitObject h : read(caller) : write(caller);",
+                vec!["hit_object_storage", "payload_qualifier_type"],
+            ),
+            (
+                "uint a : read(closesthit) : write(miss);",
+                vec!["payload_read_without_write", "payload_write_without_read"],
+            ),
+            (
+                "uint a : read(caller, closesthit) : write(miss);",
+                vec!["payload_read_without_write"],
+            ),
+            (
+                "uint a : read(closesthit) : write(caller, miss);",
+                vec!["payload_write_without_read"],
+            ),
+            // "'anyhit' both precedes and succeeds itself".
+            ("uint a : read(anyhit) : write(anyhit);", vec![]),
+            ("uint a : read(caller) : write(closesthit, miss);", vec![]),
+            ("uint a : read(closesthit) : write(caller, anyhit);", vec![]),
+        ];
+        for (fields, want) in cases {
+            assert_eq!(codes(&decl(fields), p), want, "{fields}");
+        }
+        // GLSL has no payload access qualifiers.
+        assert!(codes(&decl("uint a;"), Profile::VulkanExt).is_empty());
+    }
+
+    #[test]
+    fn payload_uses() {
+        let p = Profile::Sm69;
+        let lib = |attr: &str, stage: &str, sig: &str| {
+            format!(
+                "struct {attr} P {{ uint a : read(caller) : write(caller); }};
+                [shader(\"{stage}\")] void E({sig}) {{ }}"
+            )
+        };
+        assert!(codes(&lib("[raypayload]", "miss", "inout P p"), p).is_empty());
+        assert_eq!(
+            codes(&lib("", "miss", "inout P p"), p),
+            ["payload_attribute"]
+        );
+        assert_eq!(
+            codes(
+                &lib(
+                    "",
+                    "closesthit",
+                    "inout P p, in BuiltInTriangleIntersectionAttributes a"
+                ),
+                p
+            ),
+            ["payload_attribute"]
+        );
+        assert!(codes(&lib("", "callable", "inout P p"), p).is_empty());
+        assert_eq!(
+            codes(&lib("[raypayload]", "intersection", "inout P p"), p),
+            ["intersection_payload"]
+        );
+        let trace = "struct P { uint a : read(caller) : write(caller); };
+            RaytracingAccelerationStructure Scene : register(t0);
+            [shader(\"raygeneration\")] void RG() { P q; RayDesc r; TraceRay(Scene, 0, 0xFF, 0, 1, 0, r, q); }";
+        assert_eq!(codes(trace, p), ["payload_attribute"]);
+        assert!(codes(&trace.replace(" : read(caller) : write(caller)", ""), p).is_empty());
     }
 
     #[test]
