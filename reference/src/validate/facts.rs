@@ -156,6 +156,7 @@ fn written_by<'e>(program: &Program, e: &'e Expr) -> Vec<&'e Expr> {
         },
         ExprKind::Call { name, args } => match name.as_str() {
             "TraceRay" => args.get(7).into_iter().collect(),
+            "TraceRayMotion" => args.get(8).into_iter().collect(),
             "CallShader" => args.get(1).into_iter().collect(),
             "InterlockedAdd" => args.get(2).into_iter().collect(),
             _ => match program.function(name) {
@@ -174,7 +175,10 @@ fn written_by<'e>(program: &Program, e: &'e Expr) -> Vec<&'e Expr> {
         } if ty == "HitObject" => match method.as_str() {
             "TraceRay" => args.get(7).into_iter().collect(),
             "Invoke" => args.get(1).into_iter().collect(),
-            "ReorderExecute" | "TraceReorderExecute" => args.last().into_iter().collect(),
+            "ReorderExecute"
+            | "TraceReorderExecute"
+            | "TraceRayMotion"
+            | "TraceMotionReorderExecute" => args.last().into_iter().collect(),
             _ => Vec::new(),
         },
         _ => Vec::new(),
