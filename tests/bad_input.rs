@@ -135,6 +135,68 @@ fn a_blas_mixing_triangles_and_boxes_is_rejected() {
     );
 }
 
+/// A scene with one matrix motion instance whose transform at time 1.0 is `t1`.
+fn motion_scene(t1: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({"blas": [{"geometries": []}], "instances": [{"blas": 0, "transform_t1": t1}]})
+}
+
+#[test]
+fn a_motion_instance_outside_the_vulkan_profiles_is_rejected() {
+    let e = one_error(
+        "motion_profile",
+        &file_with(&[variant(|v| {
+            v["scene"] = motion_scene(serde_json::json!([
+                [1, 0, 0, 4],
+                [0, 1, 0, 0],
+                [0, 0, 1, 0]
+            ]))
+        })]),
+    );
+    assert_eq!(
+        e.location, "cases[0].scene.instances[0].transform_t1",
+        "{e}"
+    );
+    assert!(
+        e.message
+            .contains("only in the profiles vulkan-nv and vulkan-ext")
+            && e.message.contains("0027-maybereorderthread"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_motion_instance_needs_an_invertible_3x4_end_transform() {
+    let singular = one_error(
+        "motion_singular",
+        &file_with(&[variant(|v| {
+            v["profiles"] = serde_json::json!(["vulkan-nv"]);
+            v["scene"] = motion_scene(serde_json::json!([
+                [0, 0, 0, 4],
+                [0, 1, 0, 0],
+                [0, 0, 1, 0]
+            ]))
+        })]),
+    );
+    assert_eq!(
+        singular.location, "cases[0].scene.instances[0].transform_t1",
+        "{singular}"
+    );
+    assert!(singular.message.contains("invertible"), "{singular}");
+    let short = one_error(
+        "motion_shape",
+        &file_with(&[variant(|v| {
+            v["profiles"] = serde_json::json!(["vulkan-nv"]);
+            v["scene"] = motion_scene(serde_json::json!([[1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]))
+        })]),
+    );
+    assert!(
+        short
+            .location
+            .starts_with("cases[0].scene.instances[0].transform_t1"),
+        "{short}"
+    );
+}
+
 #[test]
 fn shader_parse_error_names_the_line_and_column() {
     let e = one_error(

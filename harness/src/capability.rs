@@ -19,6 +19,10 @@ pub const CAPABILITIES: &[(&str, &str)] = &[
     ("callable_shaders", "`CallShader` and callable shaders"),
     ("wave_operations", "wave intrinsics (`WaveActiveBallot`, ...)"),
     ("opacity_micromaps", "opacity micromaps on triangle geometries"),
+    (
+        "motion_blur",
+        "motion instances and the motion functions of the GLSL texts (`HitObject::TraceRayMotion`, `GetCurrentTime`, ...; VK_NV_ray_tracing_motion_blur)",
+    ),
     ("validation", "reporting the validator's diagnostics by the suite's codes (negative cases)"),
     ("schedule_control", "choosing the schedule at reorder points (cases that pin one)"),
     ("sbt_layout", "computing how an API lays out a shader table (layout cases)"),
@@ -46,6 +50,7 @@ pub fn used_by(lib: &Library) -> Vec<&'static str> {
             "GetRayFlags" => add("hit_object_get_ray_flags"),
             "LoadLocalRootTableConstant" => add("hit_object_load_local_root_table_constant"),
             "GetTriangleVertexPositions" => add("hit_object_triangle_vertex_positions"),
+            "GetCurrentTime" => add("motion_blur"),
             "TraceRayInline" | "Proceed" => add("ray_query"),
             _ => {}
         },
@@ -55,6 +60,8 @@ pub fn used_by(lib: &Library) -> Vec<&'static str> {
             add("hit_object_from_ray_query");
             add("ray_query");
         }
+        ExprKind::StaticCall { method, .. } if method.contains("Motion") => add("motion_blur"),
+        ExprKind::Call { name, .. } if name == "TraceRayMotion" => add("motion_blur"),
         ExprKind::Call { name, .. } if name == "CallShader" => add("callable_shaders"),
         ExprKind::Call { name, .. } if name.starts_with("Wave") => add("wave_operations"),
         _ => {}

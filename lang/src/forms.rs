@@ -26,6 +26,11 @@ pub fn used(lib: &Library) -> Vec<&'static ProfileForm> {
             .map(|(_, f)| f)
     };
     crate::visit::exprs(lib, &mut |e| match &e.kind {
+        ExprKind::Call { name, .. } => {
+            if let Some(f) = function(name) {
+                add(f);
+            }
+        }
         ExprKind::StaticCall { method, args, .. } => {
             if method == "FromRayQuery" && args.len() == 3 {
                 add(&names::FROM_RAY_QUERY_HIT_KIND);

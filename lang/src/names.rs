@@ -127,6 +127,14 @@ pub const HIT_OBJECT_STATICS: &[&str] = &[
     "RecordFromQuery",
     "ReorderExecute",
     "TraceReorderExecute",
+    // The motion forms (GL_NV_ray_tracing_motion_blur): hitObjectTraceRayMotion*
+    // and hitObjectRecordMissMotion* (both), hitObjectRecordHit*MotionNV (GL_NV),
+    // hitObjectTraceMotionReorderExecuteEXT (GL_EXT).
+    "TraceRayMotion",
+    "MakeMissMotion",
+    "MakeHitMotion",
+    "MakeHitWithIndexMotion",
+    "TraceMotionReorderExecute",
 ];
 
 /// Methods of a `HitObject` value (`hit.Name(...)`).
@@ -156,6 +164,8 @@ pub const HIT_OBJECT_METHODS: &[&str] = &[
     "LoadLocalRootTableConstant",
     // GL_EXT only: hitObjectGetIntersectionTriangleVertexPositionsEXT.
     "GetTriangleVertexPositions",
+    // The GLSL texts only: hitObjectGetCurrentTime*.
+    "GetCurrentTime",
 ];
 
 /// A form of the language that only some profiles have: a case using it
@@ -188,7 +198,10 @@ pub const FROM_RAY_QUERY_HIT_KIND: ProfileForm = ProfileForm {
     clause: "sm69.hit_object.from_ray_query.hit_kind_overload_signature",
 };
 
-/// Static functions and methods of one profile.
+/// The profiles of the GLSL texts.
+const VULKAN: &[&str] = &["vulkan-nv", "vulkan-ext"];
+
+/// Static functions and methods of one profile (or of the GLSL texts).
 pub const PROFILE_FUNCTIONS: &[(&str, ProfileForm)] = &[
     (
         "MakeHit",
@@ -228,6 +241,54 @@ pub const PROFILE_FUNCTIONS: &[(&str, ProfileForm)] = &[
             form: "`HitObject::TraceReorderExecute` (hitObjectTraceReorderExecuteEXT)",
             profiles: &["vulkan-ext"],
             clause: "glsl_ext.hit_object_trace_reorder_execute.signature",
+        },
+    ),
+    (
+        "TraceRayMotion",
+        ProfileForm {
+            form: "`TraceRayMotion` (traceRayMotionNV) or `HitObject::TraceRayMotion` (hitObjectTraceRayMotionNV/EXT)",
+            profiles: VULKAN,
+            clause: "vk.candidate.motion.positions_at_time",
+        },
+    ),
+    (
+        "MakeMissMotion",
+        ProfileForm {
+            form: "`HitObject::MakeMissMotion` (hitObjectRecordMissMotionNV/EXT)",
+            profiles: VULKAN,
+            clause: "glsl_nv.hit_object_record_miss_motion.signature",
+        },
+    ),
+    (
+        "MakeHitMotion",
+        ProfileForm {
+            form: "`HitObject::MakeHitMotion` (hitObjectRecordHitMotionNV)",
+            profiles: &["vulkan-nv"],
+            clause: "glsl_nv.hit_object_record_hit_motion.signature",
+        },
+    ),
+    (
+        "MakeHitWithIndexMotion",
+        ProfileForm {
+            form: "`HitObject::MakeHitWithIndexMotion` (hitObjectRecordHitWithIndexMotionNV)",
+            profiles: &["vulkan-nv"],
+            clause: "glsl_nv.hit_object_record_hit_with_index_motion.signature",
+        },
+    ),
+    (
+        "TraceMotionReorderExecute",
+        ProfileForm {
+            form: "`HitObject::TraceMotionReorderExecute` (hitObjectTraceMotionReorderExecuteEXT)",
+            profiles: &["vulkan-ext"],
+            clause: "glsl_ext.hit_object_trace_motion_reorder_execute.signature",
+        },
+    ),
+    (
+        "GetCurrentTime",
+        ProfileForm {
+            form: "`GetCurrentTime` (hitObjectGetCurrentTimeNV/EXT)",
+            profiles: VULKAN,
+            clause: "glsl_nv.hit_object_get_current_time.signature",
         },
     ),
     (
@@ -309,6 +370,8 @@ pub const INTRINSICS: &[&str] = &[
     "HitKind",
     // Ray tracing.
     "TraceRay",
+    // GLSL's traceRayMotionNV (GL_NV_ray_tracing_motion_blur).
+    "TraceRayMotion",
     "CallShader",
     "ReportHit",
     "IgnoreHit",

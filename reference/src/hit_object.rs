@@ -9,9 +9,10 @@
 use crate::mutation::{self, Mutation};
 use crate::outcome::{Fault, FaultCode};
 use crate::profile::Profile;
-use crate::ray::Ray;
+use crate::ray::{Ray, RayTime};
 use crate::sbt::{HIT_GROUP_INDEX_MASK, MISS_INDEX_MASK};
 use crate::value::{Scalar, Value};
+use ser_lang::ast::ScalarType;
 use ser_lang::names::ray_flag;
 
 /// A hit object. The type makes the three encodings exclusive
@@ -384,6 +385,22 @@ impl HitObject {
             },
             HitObject::Miss(m) => Value::uint(m.index),
             HitObject::Nop => self.non_hit(p, Value::uint(0), "GetShaderTableIndex"),
+        }
+    }
+
+    /// GLSL's `hitObjectGetCurrentTime*`: "Returns the current time as
+    /// encoded in the hit object" (`glsl_nv.hit_object_get_current_time.returns_time`),
+    /// "Only applicable if hit object was constructed for
+    /// hitObjectTraceRayMotionNV" (`glsl_nv.hit_object_get_current_time.motion_trace_only`):
+    /// the time of a motion trace; for any other hit object the texts give
+    /// no value.
+    pub fn get_current_time(&self) -> Value {
+        match self.ray().map(|r| &r.time) {
+            Some(RayTime::Traced(t)) => Value::Scalar(t.clone()),
+            _ => Value::Scalar(Scalar::unspecified(
+                ScalarType::Float,
+                "hitObjectGetCurrentTime is only applicable to a hit object made by a motion trace",
+            )),
         }
     }
 

@@ -133,6 +133,10 @@ mutations! {
     // Traversal (`traversal/`, `exec/trace.rs`).
     InstanceRayNotTransformed, "instance_ray_not_transformed", Bug, "vk.candidate.instance.ray_transformed_into_instance_space",
         "the world ray is used in every instance's space without the world-to-object transform";
+    MotionTimeIgnored, "motion_time_ignored", Bug, "vk.candidate.motion.positions_at_time",
+        "a motion instance is placed where it is at time 0.0, whatever the trace's time", VulkanNv;
+    UntimedTraceAtEnd, "untimed_trace_at_end", Bug, "vk.candidate.motion.trace_ray_khr_time_zero",
+        "a trace without a time meets a motion instance where it is at time 1.0, not 0.0", VulkanNv;
     MaskTestInverted, "mask_test_inverted", Bug, "vk.culling.mask.and_zero_drops",
         "an instance is culled when its mask and the ray's share a bit, kept when they share none";
     MaskTestIgnored, "mask_test_ignored", Bug, "vk.culling.mask.and_zero_drops",

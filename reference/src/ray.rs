@@ -5,7 +5,7 @@ use crate::value::{Scalar, Value};
 use glam::DVec3;
 
 /// A ray as the hit object records it: the flags and the `RayDesc` fields,
-/// passed through unchanged.
+/// passed through unchanged, and the time of a motion trace.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ray {
     pub flags: u32,
@@ -13,6 +13,27 @@ pub struct Ray {
     pub tmin: Scalar,
     pub direction: [Scalar; 3],
     pub tmax: Scalar,
+    pub time: RayTime,
+}
+
+/// The `currentTime` operand of the motion functions of the GLSL texts
+/// (`hitObjectTraceRayMotionNV`, `hitObjectRecordHitMotionNV`, ...), or
+/// none. How it acts on a motion scene: `crate::traversal::motion`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum RayTime {
+    /// No time operand (`OpTraceRayKHR`, `hitObjectTraceRayNV`, a ray query,
+    /// a recorded hit or miss).
+    #[default]
+    None,
+    /// The time of a motion trace, which the hit object encodes
+    /// (`glsl_nv.hit_object_get_current_time.returns_time`).
+    Traced(Scalar),
+    /// The time of a hit or miss recorded without tracing
+    /// (`glsl_nv.hit_object_record_hit_motion.current_time`): the hit's
+    /// instance is placed at it, but `hitObjectGetCurrentTime*` is "Only
+    /// applicable if hit object was constructed for hitObjectTraceRayMotionNV"
+    /// (`glsl_nv.hit_object_get_current_time.motion_trace_only`).
+    Recorded(Scalar),
 }
 
 impl Ray {
@@ -26,6 +47,7 @@ impl Ray {
             tmin: zero(),
             direction: [zero(), zero(), zero()],
             tmax: zero(),
+            time: RayTime::None,
         }
     }
 
@@ -58,6 +80,7 @@ impl Ray {
             tmin: fields[1].as_scalar().cloned().ok_or_else(bad)?,
             direction: vec3(&fields[2]).ok_or_else(bad)?,
             tmax: fields[3].as_scalar().cloned().ok_or_else(bad)?,
+            time: RayTime::None,
         })
     }
 

@@ -161,6 +161,12 @@ pub struct Instance {
     pub hit_group_offset: u32,
     #[serde(default)]
     pub flags: Vec<InstanceFlag>,
+    /// A matrix motion instance (`VkAccelerationStructureMatrixMotionInstanceNV`
+    /// of VK_NV_ray_tracing_motion_blur): the object-to-world transform at
+    /// time 1.0, `transform` being the one at time 0.0. A motion trace
+    /// evaluates the instance at its time (`vk.candidate.motion.positions_at_time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transform_t1: Option<Transform>,
 }
 
 fn identity() -> Transform {
@@ -219,25 +225,40 @@ impl Instance {
 
     /// The object-to-world transform in f64: linear part and translation.
     pub fn object_to_world(&self) -> (DMat3, DVec3) {
-        let m = &self.transform;
-        let col = |c: usize| DVec3::new(m[0][c] as f64, m[1][c] as f64, m[2][c] as f64);
-        (DMat3::from_cols(col(0), col(1), col(2)), col(3))
+        affine(&self.transform)
     }
 
     /// The world-to-object transform: the inverse of the instance transform,
     /// which must be invertible (`vk.candidate.instance.transform_must_be_invertible`).
     pub fn world_to_object(&self) -> Option<(DMat3, DVec3)> {
-        let (l, t) = self.object_to_world();
-        let det = l.determinant();
-        if det == 0.0 || !det.is_finite() {
-            return None;
-        }
-        let inv = l.inverse();
-        Some((inv, -(inv * t)))
+        inverse(&self.transform)
     }
 }
 
+/// A 3x4 transform in f64: linear part and translation.
+pub fn affine(m: &Transform) -> (DMat3, DVec3) {
+    let col = |c: usize| DVec3::new(m[0][c] as f64, m[1][c] as f64, m[2][c] as f64);
+    (DMat3::from_cols(col(0), col(1), col(2)), col(3))
+}
+
+/// The inverse of a 3x4 transform, if it is invertible.
+pub fn inverse(m: &Transform) -> Option<(DMat3, DVec3)> {
+    let (l, t) = affine(m);
+    let det = l.determinant();
+    if det == 0.0 || !det.is_finite() {
+        return None;
+    }
+    let inv = l.inverse();
+    Some((inv, -(inv * t)))
+}
+
 impl Scene {
+    /// Whether the top-level structure is a motion structure: one with a
+    /// motion instance (VK_NV_ray_tracing_motion_blur).
+    pub fn has_motion(&self) -> bool {
+        self.instances.iter().any(|i| i.transform_t1.is_some())
+    }
+
     /// The geometry an instance places, if the indices are in range.
     pub fn geometry(&self, instance: usize, geometry: usize) -> Option<&Geometry> {
         let inst = self.instances.get(instance)?;

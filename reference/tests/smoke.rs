@@ -40,6 +40,7 @@ fn one_triangle() -> Scene {
             mask: 0xFF,
             hit_group_offset: 0,
             flags: vec![],
+            transform_t1: None,
         }],
     }
 }

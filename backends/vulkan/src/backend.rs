@@ -160,6 +160,11 @@ fn unexpressible(case: &Case) -> Result<(), String> {
         .hit_groups
         .iter()
         .any(|r| r.intersection.is_none() && (r.closest_hit.is_some() || r.any_hit.is_some()));
+    if case.scene.has_motion() {
+        // The device layer builds static structures only; the backend does
+        // not claim `motion_blur`, so the runner sends no such case.
+        return Err("a motion instance: the device layer builds no motion acceleration structures (VK_NV_ray_tracing_motion_blur)".into());
+    }
     if boxes && !triangles && no_intersection {
         // A procedural hit group needs an intersection shader
         // (VUID-VkRayTracingShaderGroupCreateInfoKHR-type-03475), and a

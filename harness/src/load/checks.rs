@@ -10,7 +10,7 @@ use ser_lang::Library;
 use ser_reference::exec::memory::element_of;
 use ser_reference::outcome::FaultCode;
 use ser_reference::program::{Program, Stage};
-use ser_reference::scene::{MicromapEntry, MicromapFormat, Primitives};
+use ser_reference::scene::{MicromapEntry, MicromapFormat, Primitives, Transform};
 use std::collections::BTreeMap;
 
 pub(super) type Check<T> = Result<T, (String, String)>;
@@ -85,6 +85,9 @@ pub(super) fn check_case(spec: &CaseSpec, at: &dyn Fn(&str) -> String) -> Check<
                 "the transform must be invertible".into(),
             ));
         }
+        if let Some(t1) = &inst.transform_t1 {
+            check_motion_instance(spec, t1, &at(&format!("scene.instances[{i}].transform_t1")))?;
+        }
     }
     for (b, blas) in spec.scene.blas.iter().enumerate() {
         let triangles = blas
@@ -112,6 +115,34 @@ pub(super) fn check_case(spec: &CaseSpec, at: &dyn Fn(&str) -> String) -> Check<
             let path = format!("scene.blas[{b}].geometries[{g}].opacity_micromap");
             check_micromap(geom, &at(&path))?;
         }
+    }
+    Ok(())
+}
+
+/// A matrix motion instance: VK_NV_ray_tracing_motion_blur's, so only the
+/// Vulkan profiles have it, and its transform at time 1.0 is invertible as
+/// the one at 0.0 must be.
+fn check_motion_instance(spec: &CaseSpec, t1: &Transform, path: &str) -> Check<()> {
+    let outside: Vec<&str> = spec
+        .profiles
+        .iter()
+        .map(|p| p.name())
+        .filter(|p| !matches!(*p, "vulkan-nv" | "vulkan-ext"))
+        .collect();
+    if !outside.is_empty() {
+        return Err((
+            path.to_string(),
+            format!(
+                "a motion instance (VK_NV_ray_tracing_motion_blur) exists only in the profiles vulkan-nv and vulkan-ext, but the case lists {}",
+                outside.join(", ")
+            ),
+        ));
+    }
+    if ser_reference::scene::inverse(t1).is_none() {
+        return Err((
+            path.to_string(),
+            "the transform at time 1.0 must be invertible, as `transform` (time 0.0) must".into(),
+        ));
     }
     Ok(())
 }

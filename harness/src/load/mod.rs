@@ -419,6 +419,9 @@ fn load_case(
     {
         need("opacity_micromaps");
     }
+    if spec.scene.has_motion() {
+        need("motion_blur");
+    }
     if matches!(expected, Expected::Undefined(_)) {
         need("undefined_behaviour_diagnosis");
     }

@@ -6,7 +6,7 @@ use crate::hit_object::{self, HitObject};
 use crate::mutation::{self, Mutation};
 use crate::outcome::{Fault, FaultCode};
 use crate::program::{Program, Stage};
-use crate::ray::Ray;
+use crate::ray::{Ray, RayTime};
 use crate::ray_query::{RayQuery, NO_ATTRIBUTES};
 use crate::sbt::layout::{self, ConstantLoad};
 use crate::sbt::Table;
@@ -95,29 +95,7 @@ impl<'a> Thread<'a> {
                 arity(0)?;
                 Ok(Value::HitObject(Box::new(HitObject::Nop)))
             }
-            "MakeMiss" => {
-                arity(3)?;
-                let flags = self.uint_arg(&args[0], "the ray flags").await?;
-                let miss = self.uint_arg(&args[1], "the miss shader index").await?;
-                let desc = self.eval(&args[2]).await?;
-                hit_object::check_known_ray_flags(
-                    flags,
-                    self.w.options.profile,
-                    "dxr.trace_ray.ray_flags.unknown_flags_undefined",
-                )?;
-                let ray = Ray::from_desc(flags, &desc)?;
-                let obj = hit_object::make_miss(flags, miss, ray);
-                // "The miss shader index must reference a valid shader table
-                // record" (`ser.hit_object.make_miss.miss_index_must_be_valid`).
-                if let Some((table, index)) = obj.record() {
-                    self.check_record(
-                        table,
-                        index,
-                        "ser.hit_object.make_miss.miss_index_must_be_valid",
-                    )?;
-                }
-                Ok(Value::HitObject(Box::new(obj)))
-            }
+            "MakeMiss" | "MakeMissMotion" => self.make_miss(method, args).await,
             // `(q)`, `(q, attributes)` (the proposal revisions) and
             // `(q, hitKind, attributes)` (Shader Model 6.9,
             // `sm69.hit_object.from_ray_query.hit_kind_and_attributes_overload_for_procedural`).
@@ -147,15 +125,62 @@ impl<'a> Thread<'a> {
                     .to_hit_object(self.w.scene, hit_kind, attributes, None)?;
                 Ok(Value::HitObject(Box::new(obj)))
             }
-            "MakeHit" | "MakeHitWithIndex" => self.record_hit(method, args).await,
+            "TraceRayMotion" => self.hit_object_trace_ray_motion(args).await,
+            "MakeHit" | "MakeHitWithIndex" | "MakeHitMotion" | "MakeHitWithIndexMotion" => {
+                self.record_hit(method, args).await
+            }
             "RecordFromQuery" => self.record_from_query(args).await,
             "ReorderExecute" => self.reorder_execute(args).await,
-            "TraceReorderExecute" => self.trace_reorder_execute(args).await,
+            "TraceReorderExecute" | "TraceMotionReorderExecute" => {
+                self.trace_reorder_execute(method, args).await
+            }
             _ => fault(
                 FaultCode::Unsupported,
                 format!("`HitObject::{method}` is not supported"),
             ),
         }
+    }
+
+    /// `HitObject::MakeMiss(flags, missIndex, ray)` and its motion form
+    /// `MakeMissMotion(flags, missIndex, ray, currentTime)` (GLSL's
+    /// `hitObjectRecordMissMotion*`, "Refer to 'hitObjectRecordMissNV' for
+    /// various parameter definitions",
+    /// `glsl_nv.hit_object_record_miss_motion.same_as_record_miss`).
+    async fn make_miss(&mut self, method: &str, args: &'a [Expr]) -> Ex<Value> {
+        let motion = method == "MakeMissMotion";
+        let n = 3 + usize::from(motion);
+        if args.len() != n {
+            return fault(
+                FaultCode::Unsupported,
+                format!(
+                    "`HitObject::{method}` takes {n} argument(s), {} given",
+                    args.len()
+                ),
+            );
+        }
+        let flags = self.uint_arg(&args[0], "the ray flags").await?;
+        let miss = self.uint_arg(&args[1], "the miss shader index").await?;
+        let desc = self.eval(&args[2]).await?;
+        hit_object::check_known_ray_flags(
+            flags,
+            self.w.options.profile,
+            "dxr.trace_ray.ray_flags.unknown_flags_undefined",
+        )?;
+        let mut ray = Ray::from_desc(flags, &desc)?;
+        if motion {
+            ray.time = RayTime::Recorded(self.time_arg(&args[3]).await?);
+        }
+        let obj = hit_object::make_miss(flags, miss, ray);
+        // "The miss shader index must reference a valid shader table
+        // record" (`ser.hit_object.make_miss.miss_index_must_be_valid`).
+        if let Some((table, index)) = obj.record() {
+            self.check_record(
+                table,
+                index,
+                "ser.hit_object.make_miss.miss_index_must_be_valid",
+            )?;
+        }
+        Ok(Value::HitObject(Box::new(obj)))
     }
 
     /// A record index must lie in its table.
@@ -271,6 +296,7 @@ impl<'a> Thread<'a> {
             "GetPrimitiveIndex" => h.get_primitive_index(p),
             "GetHitKind" => h.get_hit_kind(p),
             "GetShaderTableIndex" => h.get_shader_table_index(p),
+            "GetCurrentTime" => h.get_current_time(),
             "SetShaderTableIndex" => {
                 let index = arg(0)?;
                 if let Some(why) = &index.unspecified {

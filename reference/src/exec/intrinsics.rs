@@ -15,6 +15,7 @@ impl<'a> Thread<'a> {
     pub async fn intrinsic(&mut self, name: &'a str, args: &'a [Expr]) -> Ex<Value> {
         match name {
             "TraceRay" => self.trace_ray(args).await,
+            "TraceRayMotion" => self.trace_ray_motion(args).await,
             "CallShader" => self.call_shader(args).await,
             "ReportHit" => self.report_hit(args).await,
             "IgnoreHit" | "AcceptHitAndEndSearch" => {

@@ -15,6 +15,7 @@ mod intrinsics;
 mod invoke;
 mod math;
 pub mod memory;
+mod motion;
 mod ops;
 mod paq;
 mod place;

@@ -7,7 +7,7 @@
 use super::thread::{fault, Ex, Thread};
 use crate::hit_object::{self, HitObject, RecordedHit};
 use crate::outcome::FaultCode;
-use crate::ray::Ray;
+use crate::ray::{Ray, RayTime};
 use crate::ray_query::Handle;
 use crate::scene::Primitives;
 use crate::value::{Scalar, Value};
@@ -28,10 +28,13 @@ impl<'a> Thread<'a> {
     /// sbtRecordOffset, sbtRecordStride, ray, attributes)` and
     /// `HitObject::MakeHitWithIndex(Scene, instance, primitive, geometry,
     /// hitKind, sbtRecordIndex, ray, attributes)`: GL_NV's
-    /// `hitObjectRecordHitNV` and `hitObjectRecordHitWithIndexNV`.
+    /// `hitObjectRecordHitNV` and `hitObjectRecordHitWithIndexNV`. Their
+    /// motion forms (`MakeHitMotion`, `MakeHitWithIndexMotion`) take a time
+    /// after the ray (see `exec::motion`).
     pub(super) async fn record_hit(&mut self, method: &str, args: &'a [Expr]) -> Ex<Value> {
-        let with_index = method == "MakeHitWithIndex";
-        let n = if with_index { 8 } else { 9 };
+        let with_index = method.starts_with("MakeHitWithIndex");
+        let motion = method.ends_with("Motion");
+        let n = if with_index { 8 } else { 9 } + usize::from(motion);
         if args.len() != n {
             return fault(
                 FaultCode::Unsupported,
@@ -61,8 +64,12 @@ impl<'a> Thread<'a> {
             let record = crate::sbt::hit_group_record_index(offset, stride, geometry, base);
             (record, "glsl_nv.hit_object_record_hit")
         };
-        let desc = self.eval(&args[n - 2]).await?;
-        let ray = Ray::from_desc(0, &desc)?;
+        let ray_at = if with_index { 6 } else { 7 };
+        let desc = self.eval(&args[ray_at]).await?;
+        let mut ray = Ray::from_desc(0, &desc)?;
+        if motion {
+            ray.time = RayTime::Recorded(self.time_arg(&args[ray_at + 1]).await?);
+        }
         let attributes = self.eval(&args[n - 1]).await?;
         if !matches!(attributes, Value::Struct { .. }) {
             return fault(FaultCode::Unsupported, "the attributes are a struct");
@@ -143,31 +150,46 @@ impl<'a> Thread<'a> {
     /// hitObjectTraceRayEXT(...); reorderThreadEXT(hitObject[, hint, bits]);
     /// hitObjectExecuteShaderEXT(hitObject, payload);"
     /// (`glsl_ext.hit_object_trace_reorder_execute.equivalent_sequence`,
-    /// `glsl_ext.hit_object_trace_reorder_execute_hint.equivalent_sequence`).
+    /// `glsl_ext.hit_object_trace_reorder_execute_hint.equivalent_sequence`),
+    /// and `HitObject::TraceMotionReorderExecute(..., ray, currentTime, hint,
+    /// bits, payload)`, the same with `hitObjectTraceRayMotionEXT`
+    /// (`glsl_ext.hit_object_trace_motion_reorder_execute.equivalent_sequence`).
     /// The result is the traced hit object.
-    pub(super) async fn trace_reorder_execute(&mut self, args: &'a [Expr]) -> Ex<Value> {
-        if args.len() != 8 && args.len() != 10 {
+    pub(super) async fn trace_reorder_execute(
+        &mut self,
+        method: &str,
+        args: &'a [Expr],
+    ) -> Ex<Value> {
+        let motion = method == "TraceMotionReorderExecute";
+        let arities: &[usize] = if motion { &[11] } else { &[8, 10] };
+        if !arities.contains(&args.len()) {
             return fault(
                 FaultCode::Unsupported,
-                "`HitObject::TraceReorderExecute` takes the 8 operands of HitObject::TraceRay, with hint and bits before the payload or not",
+                format!(
+                    "`HitObject::{method}` takes the operands of HitObject::TraceRay{}, with hint and bits before the payload{}",
+                    if motion { "Motion" } else { "" },
+                    if motion { "" } else { " or not" }
+                ),
             );
         }
         let payload = &args[args.len() - 1];
+        let what = format!("HitObject::{method}");
         let name = self.w.options.profile.reorder_intrinsic();
         self.check_reorder_stage(name)?;
-        self.check_can_trace(
-            "HitObject::TraceReorderExecute",
-            "ser.hit_object.trace_ray.not_at_max_recursion",
-        )?;
-        let (params, ray, place) = self
-            .trace_operands(&args[..7], payload, "HitObject::TraceReorderExecute")
-            .await?;
+        self.check_can_trace(&what, "ser.hit_object.trace_ray.not_at_max_recursion")?;
+        let (params, mut ray, place) = self.trace_operands(&args[..7], payload, &what).await?;
+        let hint_at = if motion {
+            ray.time = RayTime::Traced(self.time_arg(&args[7]).await?);
+            8
+        } else {
+            7
+        };
         let traced = self.hit_object_trace(params, ray, place).await?;
         let Value::HitObject(object) = &traced else {
             unreachable!("HitObject::TraceRay makes a hit object")
         };
         let mut operands = vec![traced.clone()];
-        for e in &args[7..args.len() - 1] {
+        for e in &args[hint_at..args.len() - 1] {
             operands.push(self.eval(e).await?);
         }
         self.reorder_values(name, operands).await?;

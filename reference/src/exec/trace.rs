@@ -163,6 +163,11 @@ impl<'a> Thread<'a> {
     pub async fn trace_ray(&mut self, args: &'a [Expr]) -> Ex<Value> {
         self.check_can_trace("TraceRay", "ser.hit_object.trace_ray.not_at_max_recursion")?;
         let (params, ray, place) = self.trace_args(args, "TraceRay").await?;
+        self.trace(params, ray, place).await
+    }
+
+    /// `TraceRay` once its operands are evaluated.
+    pub(super) async fn trace(&mut self, params: TraceParams, ray: Ray, place: Place) -> Ex<Value> {
         let payload = self.read_place(&place)?;
         let payload = self.enter_call(payload, Call::TraceRay);
         let (object, mut payload) = self.traverse(params, ray, payload).await?;

@@ -142,6 +142,14 @@ impl RayQuery {
         profile: Profile,
         chooser: &mut dyn Chooser,
     ) -> Result<(), Fault> {
+        // The chapter says what OpTraceRayKHR does with a motion structure
+        // (`vk.candidate.motion.trace_ray_khr_time_zero`), not a ray query.
+        if scene.has_motion() {
+            return Err(Fault::new(
+                FaultCode::Unsupported,
+                "a ray query on a motion scene: the texts say what OpTraceRayKHR does with a motion acceleration structure, not a ray query",
+            ));
+        }
         let flags = flags | self.template_flags;
         let params = TraceParams {
             flags,

@@ -11,6 +11,7 @@
 pub mod culling;
 pub mod geometry;
 pub mod micromap;
+pub mod motion;
 pub mod watertight;
 
 use crate::choice::Chooser;
@@ -350,9 +351,10 @@ fn monomial(m: &DMat3) -> bool {
 /// The ray transformed into an instance's space
 /// (`vk.candidate.instance.ray_transformed_into_instance_space`). The
 /// transform must be invertible (`vk.candidate.instance.transform_must_be_invertible`).
+/// A motion instance is placed at the ray's time (`motion::transform_at`).
 pub fn instance_space(scene: &Scene, index: usize, ray: &Ray) -> Result<InstanceSpace, Fault> {
-    let inst = &scene.instances[index];
-    let (w2o_l, w2o_t) = inst.world_to_object().ok_or_else(|| {
+    let transform = motion::transform_at(&scene.instances[index], index, ray)?;
+    let (w2o_l, w2o_t) = crate::scene::inverse(&transform).ok_or_else(|| {
         Fault::new(
             FaultCode::InvalidValue,
             format!("instance {index}: the transform is not invertible"),
@@ -367,7 +369,7 @@ pub fn instance_space(scene: &Scene, index: usize, ray: &Ray) -> Result<Instance
             .collect();
         all.iter().all(|v| (*v as f32) as f64 == *v)
     };
-    let object_to_world = inst.transform.map(|row| row.map(Scalar::float));
+    let object_to_world = transform.map(|row| row.map(Scalar::float));
     let m_err = if exact_inverse {
         0.0
     } else {

@@ -176,17 +176,21 @@ fn written_by<'e>(program: &Program, e: &'e Expr) -> Vec<&'e Expr> {
 }
 
 /// The payload operand of a call that takes one: `TraceRay`,
-/// `HitObject::TraceRay`, `HitObject::Invoke` and GL_EXT's
-/// reorder-and-execute forms.
+/// `HitObject::TraceRay`, `HitObject::Invoke`, GL_EXT's reorder-and-execute
+/// forms and the motion traces.
 pub fn payload_operand(e: &Expr) -> Option<&Expr> {
     match &e.kind {
         ExprKind::Call { name, args } if name == "TraceRay" => args.get(7),
+        ExprKind::Call { name, args } if name == "TraceRayMotion" => args.get(8),
         ExprKind::StaticCall {
             ty, method, args, ..
         } if ty == "HitObject" => match method.as_str() {
             "TraceRay" => args.get(7),
             "Invoke" => args.get(1),
-            "ReorderExecute" | "TraceReorderExecute" => args.last(),
+            "ReorderExecute"
+            | "TraceReorderExecute"
+            | "TraceRayMotion"
+            | "TraceMotionReorderExecute" => args.last(),
             _ => None,
         },
         _ => None,

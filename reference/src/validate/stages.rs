@@ -111,6 +111,7 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
             // GL_EXT's shorthands that reorder (`glsl_ext.functions.invocation_repack_functions`).
             "HitObject::ReorderExecute",
             "HitObject::TraceReorderExecute",
+            "HitObject::TraceMotionReorderExecute",
         ];
         for (span, name) in calls_to(f, &reorders) {
             if stage == Stage::ClosestHit
@@ -146,7 +147,7 @@ fn check_trace_ray(v: &mut Validator, f: &FunctionDecl, stage: Stage, place: &st
     } else {
         TRACE_CLAUSE_VULKAN
     };
-    for (span, _) in calls_to(f, &["TraceRay"]) {
+    for (span, name) in calls_to(f, &["TraceRay", "TraceRayMotion"]) {
         if stage == Stage::Callable && mutation::active(Mutation::ValidatorTraceRayInCallable) {
             continue;
         }
@@ -155,7 +156,7 @@ fn check_trace_ray(v: &mut Validator, f: &FunctionDecl, stage: Stage, place: &st
             clause,
             &f.name,
             span,
-            format!("`TraceRay` in {place}: it can be called only in raygeneration, closesthit and miss shaders"),
+            format!("`{name}` in {place}: it can be called only in raygeneration, closesthit and miss shaders"),
         );
     }
 }

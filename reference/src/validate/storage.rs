@@ -71,6 +71,9 @@ pub fn check(v: &mut Validator) {
                     ExprKind::Call { name, args } if name == "TraceRay" => {
                         payloads.extend(ty(args.get(7)))
                     }
+                    ExprKind::Call { name, args } if name == "TraceRayMotion" => {
+                        payloads.extend(ty(args.get(8)))
+                    }
                     ExprKind::Call { name, args } if name == "ReportHit" => {
                         attributes.extend(ty(args.get(2)))
                     }
@@ -81,6 +84,9 @@ pub fn check(v: &mut Validator) {
                         ..
                     } if t == "HitObject" => match method.as_str() {
                         "TraceRay" => payloads.extend(ty(args.get(7))),
+                        "TraceRayMotion" | "TraceMotionReorderExecute" => {
+                            payloads.extend(ty(args.last()))
+                        }
                         "Invoke" => payloads.extend(ty(args.get(1))),
                         "FromRayQuery" => attributes.extend(ty(args.get(1))),
                         _ => {}

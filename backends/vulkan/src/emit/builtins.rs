@@ -322,13 +322,22 @@ impl Emitter<'_> {
                     }
                 }
             }
-            "TraceRay" => {
-                Self::arity(name, args, &[8])?;
-                let call = self.trace_args(args)?;
-                let (p, pt) = self.payload_place(&args[7])?;
+            "TraceRay" | "TraceRayMotion" => {
+                let motion = self.motion(name);
+                Self::arity(name, args, &[8 + usize::from(motion)])?;
+                let mut call = self.trace_args(args)?;
+                if motion {
+                    call.push_str(&format!(", {}", self.expr_as(&args[7], &FLOAT)?));
+                }
+                let (p, pt) = self.payload_place(&args[args.len() - 1])?;
                 let k = self.payload_location(&pt);
+                let f = if motion {
+                    "traceRayMotionNV"
+                } else {
+                    "traceRayEXT"
+                };
                 self.push_pre(format!("_pl{k} = {p};"))?;
-                self.push_pre(format!("traceRayEXT({call}, {k});"))?;
+                self.push_pre(format!("{f}({call}, {k});"))?;
                 self.push_pre(format!("{p} = _pl{k};"))?;
                 Ok((String::new(), Type::Void))
             }
@@ -442,6 +451,14 @@ impl Emitter<'_> {
         Ok(a)
     }
 
+    /// Whether `method` is a motion form (GL_NV_ray_tracing_motion_blur),
+    /// noting that the module needs the extension.
+    fn motion(&mut self, method: &str) -> bool {
+        let motion = method.contains("Motion");
+        self.uses.motion |= motion;
+        motion
+    }
+
     fn trace_args(&mut self, args: &[Expr]) -> Result<String, Unsupported> {
         let mut parts = vec![self.accel_operand(&args[0])?];
         for x in &args[1..6] {
@@ -517,46 +534,68 @@ impl Emitter<'_> {
                     Self::arity("HitObject::MakeNop", args, &[0])?;
                     self.push_pre(format!("hitObjectRecordEmptyNV({target});"))
                 }
-                "MakeMiss" => {
-                    Self::arity("HitObject::MakeMiss", args, &[3])?;
+                "MakeMiss" | "MakeMissMotion" => {
+                    let motion = self.motion(method);
+                    Self::arity(method, args, &[3 + usize::from(motion)])?;
                     let miss = self.expr_as(&args[1], &UINT)?;
-                    let ray = self.ray_operand(&args[2])?;
+                    let mut ray = self.ray_operand(&args[2])?;
+                    if motion {
+                        ray.push_str(&format!(", {}", self.expr_as(&args[3], &FLOAT)?));
+                    }
+                    let f = if motion {
+                        "hitObjectRecordMissMotionNV"
+                    } else {
+                        "hitObjectRecordMissNV"
+                    };
                     if self.spelling == Spelling::Ext {
-                        // `hitObjectRecordMissEXT(h, rayFlags, sbtRecordIndex, ...)`
+                        // `hitObjectRecordMiss[Motion]EXT(h, rayFlags, sbtRecordIndex, ...)`
                         let flags = self.expr_as(&args[0], &UINT)?;
-                        return self.push_pre(format!(
-                            "hitObjectRecordMissEXT({target}, {flags}, {miss}, {ray});"
-                        ));
+                        return self.push_pre(format!("{f}({target}, {flags}, {miss}, {ray});"));
                     }
                     if const_u32(&args[0]) != Some(0) {
-                        return unsupported("NV's hitObjectRecordMissNV takes no ray flags (HitObject::MakeMiss with flags other than a constant 0)");
+                        return unsupported(format!("NV's {f} takes no ray flags (HitObject::{method} with flags other than a constant 0)"));
                     }
-                    self.push_pre(format!("hitObjectRecordMissNV({target}, {miss}, {ray});"))
+                    self.push_pre(format!("{f}({target}, {miss}, {ray});"))
                 }
-                "TraceRay" | "TraceReorderExecute" => {
-                    let trace = method == "TraceRay";
-                    Self::arity(method, args, if trace { &[8] } else { &[8, 10] })?;
-                    if !trace && self.spelling != Spelling::Ext {
-                        return unsupported("HitObject::TraceReorderExecute is GL_EXT's");
+                "TraceRay"
+                | "TraceReorderExecute"
+                | "TraceRayMotion"
+                | "TraceMotionReorderExecute" => {
+                    let motion = self.motion(method);
+                    let reorder = method.ends_with("ReorderExecute");
+                    let arities: &[usize] = match (motion, reorder) {
+                        (false, false) => &[8],
+                        (false, true) => &[8, 10],
+                        (true, false) => &[9],
+                        (true, true) => &[11],
+                    };
+                    Self::arity(method, args, arities)?;
+                    if reorder && self.spelling != Spelling::Ext {
+                        return unsupported(format!("HitObject::{method} is GL_EXT's"));
                     }
                     let mut call = self.trace_args(args)?;
-                    for hint in &args[7..args.len() - 1] {
+                    // The time (motion forms), then hint and bits.
+                    for (i, x) in args[7..args.len() - 1].iter().enumerate() {
+                        let t = if motion && i == 0 { &FLOAT } else { &UINT };
                         call.push_str(", ");
-                        call.push_str(&self.expr_as(hint, &UINT)?);
+                        call.push_str(&self.expr_as(x, t)?);
                     }
                     let (p, pt) = self.payload_place(&args[args.len() - 1])?;
                     let k = self.payload_location(&pt);
-                    let f = if trace {
-                        "hitObjectTraceRayNV"
-                    } else {
-                        "hitObjectTraceReorderExecuteEXT"
+                    let f = match (motion, reorder) {
+                        (false, false) => "hitObjectTraceRayNV",
+                        (false, true) => "hitObjectTraceReorderExecuteEXT",
+                        (true, false) => "hitObjectTraceRayMotionNV",
+                        (true, true) => "hitObjectTraceMotionReorderExecuteEXT",
                     };
                     self.push_pre(format!("_pl{k} = {p};"))?;
                     self.push_pre(format!("{f}({target}, {call}, {k});"))?;
                     self.push_pre(format!("{p} = _pl{k};"))
                 }
-                "MakeHit" | "MakeHitWithIndex" => {
-                    let n = if method == "MakeHit" { 9 } else { 8 };
+                "MakeHit" | "MakeHitWithIndex" | "MakeHitMotion" | "MakeHitWithIndexMotion" => {
+                    let motion = self.motion(method);
+                    let with_index = method.starts_with("MakeHitWithIndex");
+                    let n = if with_index { 8 } else { 9 } + usize::from(motion);
                     Self::arity(method, args, &[n])?;
                     if self.spelling != Spelling::Nv {
                         return unsupported(format!("HitObject::{method} is GL_NV's"));
@@ -565,18 +604,22 @@ impl Emitter<'_> {
                     for x in &args[1..4] {
                         parts.push(format!("int({})", self.expr_as(x, &UINT)?));
                     }
-                    for x in &args[4..n - 2] {
+                    let ray_at = if with_index { 6 } else { 7 };
+                    for x in &args[4..ray_at] {
                         parts.push(self.expr_as(x, &UINT)?);
                     }
-                    parts.push(self.ray_operand(&args[n - 2])?);
+                    parts.push(self.ray_operand(&args[ray_at])?);
+                    if motion {
+                        parts.push(self.expr_as(&args[ray_at + 1], &FLOAT)?);
+                    }
                     let (attr, t) = self.expr(&args[n - 1])?;
                     let k = self.hit_attr_location(&normalize(t));
                     self.push_pre(format!("_hoa{k} = {attr};"))?;
-                    let f = if n == 9 {
-                        "hitObjectRecordHitNV"
-                    } else {
-                        "hitObjectRecordHitWithIndexNV"
-                    };
+                    let f = format!(
+                        "hitObjectRecordHit{}{}NV",
+                        if with_index { "WithIndex" } else { "" },
+                        if motion { "Motion" } else { "" }
+                    );
                     self.push_pre(format!("{f}({target}, {}, {k});", parts.join(", ")))
                 }
                 "FromRayQuery" => {
@@ -678,6 +721,10 @@ impl Emitter<'_> {
                 format!("hitObjectGetShaderBindingTableRecordIndexNV({h})"),
                 UINT,
             ),
+            "GetCurrentTime" => {
+                self.uses.motion = true;
+                (format!("hitObjectGetCurrentTimeNV({h})"), FLOAT)
+            }
             "GetAttributes" => {
                 let t = normalize(
                     template

@@ -161,6 +161,8 @@ pub(crate) struct Uses {
     /// The shader record of a hit object read through a buffer reference
     /// (`HitObject::LoadLocalRootTableConstant`).
     pub shader_record: bool,
+    /// GL_NV_ray_tracing_motion_blur: the motion forms and hitObjectGetCurrentTime*.
+    pub motion: bool,
 }
 
 pub(crate) struct Emitter<'a> {
@@ -637,6 +639,9 @@ impl<'a> Emitter<'a> {
         let mut out = String::from("#version 460\n#extension GL_EXT_ray_tracing : require\n");
         if self.uses.reorder {
             out.push_str("#extension GL_NV_shader_invocation_reorder : require\n");
+        }
+        if self.uses.motion {
+            out.push_str("#extension GL_NV_ray_tracing_motion_blur : require\n");
         }
         if self.uses.subgroup_basic
             || self.uses.subgroup_ballot

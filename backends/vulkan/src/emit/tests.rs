@@ -227,6 +227,59 @@ fn hit_object_api() {
     );
 }
 
+/// The motion forms need GL_NV_ray_tracing_motion_blur in both spellings;
+/// GL_EXT's record-miss form takes the ray flags.
+#[test]
+fn motion_forms_in_both_spellings() {
+    let src = "struct P { uint v; };
+        RWStructuredBuffer<float> Out : register(u0);
+        RaytracingAccelerationStructure Scene : register(t0);
+        [shader(\"raygeneration\")] void RG() {
+            RayDesc r;
+            r.Origin = float3(0, 0, 0); r.Direction = float3(0, 0, 1); r.TMin = 0; r.TMax = 10;
+            P p;
+            p.v = 0;
+            HitObject h = HitObject::TraceRayMotion(Scene, 0, 255, 0, 1, 0, r, 0.5, p);
+            HitObject m = HitObject::MakeMissMotion(0, 1, r, 0.25);
+            TraceRayMotion(Scene, 0, 255, 0, 1, 0, r, 1.0, p);
+            Out[0] = h.GetCurrentTime() + m.GetCurrentTime();
+        }";
+    let lib = ser_lang::parse(src).expect("the test program parses");
+    let iface = Interface::of(&lib).expect("an interface");
+    for (spelling, want) in [
+        (
+            Spelling::Nv,
+            [
+                "hitObjectTraceRayMotionNV(h, Scene, 0u, 255u, 0u, 1u, 0u, r.Origin, r.TMin, r.Direction, r.TMax, 0.5, 1);",
+                "hitObjectRecordMissMotionNV(m, 1u, r.Origin, r.TMin, r.Direction, r.TMax, 0.25);",
+                "Out[0u] = (hitObjectGetCurrentTimeNV(h) + hitObjectGetCurrentTimeNV(m));",
+            ],
+        ),
+        (
+            Spelling::Ext,
+            [
+                "hitObjectTraceRayMotionEXT(h, Scene, 0u, 255u, 0u, 1u, 0u, r.Origin, r.TMin, r.Direction, r.TMax, 0.5, 1);",
+                "hitObjectRecordMissMotionEXT(m, 0u, 1u, r.Origin, r.TMin, r.Direction, r.TMax, 0.25);",
+                "Out[0u] = (hitObjectGetCurrentTimeEXT(h) + hitObjectGetCurrentTimeEXT(m));",
+            ],
+        ),
+    ] {
+        let glsl = entry_point(&lib, "RG", &iface, spelling).expect("emitted");
+        if let Err(m) = crate::compile::spirv(&glsl) {
+            panic!("{}\n{m}", glsl.source);
+        }
+        let l: Vec<String> = glsl.source.lines().map(|l| l.trim().to_string()).collect();
+        has(&l, &want);
+        has(
+            &l,
+            &[
+                "#extension GL_NV_ray_tracing_motion_blur : require",
+                "traceRayMotionNV(Scene, 0u, 255u, 0u, 1u, 0u, r.Origin, r.TMin, r.Direction, r.TMax, 1.0, 1);",
+            ],
+        );
+    }
+}
+
 #[test]
 fn what_nv_cannot_express_is_unsupported() {
     let head = "struct P { uint v; };
