@@ -4,6 +4,9 @@
 //! that fails to compile or validate fails the test; entry points the
 //! emitter reports unsupported are counted by reason.
 
+mod common;
+
+use common::par_map;
 use ser_harness::load::{load_dir, Case};
 use ser_reference::Profile;
 use ser_vulkan::compile::{spirv, spirv_val, validate};
@@ -111,33 +114,13 @@ fn runtime_cases_emit_and_compile(profile: Profile, spelling: Spelling, min_full
             (id, glsl, words)
         })
         .collect();
-    let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
-    let chunk = compiled.len().div_ceil(threads).max(1);
-    let checked: Vec<Result<(), String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = compiled
-            .chunks(chunk)
-            .enumerate()
-            .map(|(c, part)| {
-                let tool = tool.clone();
-                s.spawn(move || {
-                    part.iter()
-                        .enumerate()
-                        .map(|(i, (_, glsl, words))| {
-                            let words = words.as_ref().map_err(|m| m.clone())?;
-                            match &tool {
-                                Some(t) => validate(t, words, &format!("{c}-{i}-{}", glsl.entry))
-                                    .map_err(|m| format!("spirv-val: {m}")),
-                                None => Ok(()),
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("validation thread"))
-            .collect()
+    let checked: Vec<Result<(), String>> = par_map(&compiled, |i, (_, glsl, words)| {
+        let words = words.as_ref().map_err(|m| m.clone())?;
+        match &tool {
+            Some(t) => validate(t, words, &format!("{i}-{}", glsl.entry))
+                .map_err(|m| format!("spirv-val: {m}")),
+            None => Ok(()),
+        }
     });
     let mut failed_cases = std::collections::BTreeSet::new();
     for ((id, glsl, _), result) in compiled.iter().zip(checked) {

@@ -6,6 +6,9 @@
 //! test fails on any other disagreement, and on a baselined case that now
 //! agrees (so the baseline never outlives the bug).
 
+mod common;
+
+use common::par_map;
 use ser_harness::load::glsl_source::{load_dir, GlslSourceCase, Outcome};
 use ser_vulkan::compile::{spirv_val, validate};
 use std::collections::BTreeMap;
@@ -47,35 +50,52 @@ fn baseline() -> BTreeMap<String, Known> {
         .collect()
 }
 
+/// What became of one case's source.
+enum Compiled {
+    Spirv(Vec<u32>),
+    /// glslang reported a compile-time error (its message).
+    Rejected(String),
+    /// glslang did not finish (a crash), or the test could not run it: no
+    /// verdict on the source, always a problem.
+    Failed(String),
+}
+
 /// Compiles one case in a `ser-vulkan --compile-glsl` process, so that a
-/// glslang crash costs that case only: the SPIR-V words, or what went wrong.
-fn compile(case: &GlslSourceCase) -> Result<Vec<u32>, String> {
+/// glslang crash costs that case only.
+fn compile(case: &GlslSourceCase) -> Compiled {
     let dir = std::env::temp_dir().join(format!("ser-glsl-source-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let name = case.id.replace('/', ".");
     let (src, spv) = (
         dir.join(format!("{name}.glsl")),
         dir.join(format!("{name}.spv")),
     );
-    std::fs::write(&src, &case.source).map_err(|e| e.to_string())?;
-    let out = Command::new(env!("CARGO_BIN_EXE_ser-vulkan"))
-        .arg("--compile-glsl")
-        .arg(case.stage.name())
-        .arg(&src)
-        .arg(&spv)
-        .output()
-        .map_err(|e| e.to_string())?;
+    let run = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&src, &case.source))
+        .and_then(|()| {
+            Command::new(env!("CARGO_BIN_EXE_ser-vulkan"))
+                .arg("--compile-glsl")
+                .arg(case.stage.name())
+                .arg(&src)
+                .arg(&spv)
+                .output()
+        });
     let words = std::fs::read(&spv).ok();
     let _ = (std::fs::remove_file(&src), std::fs::remove_file(&spv));
+    let out = match run {
+        Ok(out) => out,
+        Err(e) => return Compiled::Failed(format!("could not run ser-vulkan --compile-glsl: {e}")),
+    };
     let stderr = String::from_utf8_lossy(&out.stderr).trim_end().to_string();
     match (out.status.code(), words) {
-        (Some(0), Some(bytes)) => Ok(bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()),
-        (Some(1), _) => Err(stderr),
-        (status, _) => Err(format!(
-            "{CRASHED} ({}): {stderr}",
+        (Some(0), Some(bytes)) => Compiled::Spirv(
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        ),
+        (Some(1), _) => Compiled::Rejected(stderr),
+        (status, _) => Compiled::Failed(format!(
+            "glslang did not finish ({}): {stderr}",
             status.map_or("killed by a signal".to_string(), |c| format!(
                 "exit status {c}"
             ))
@@ -83,23 +103,21 @@ fn compile(case: &GlslSourceCase) -> Result<Vec<u32>, String> {
     }
 }
 
-const CRASHED: &str = "glslang did not finish";
-
 /// What glslang did with one case, in words, or `None` when it agrees.
 fn disagreement(case: &GlslSourceCase, tool: Option<&Path>) -> Option<String> {
     match (compile(case), case.expect) {
-        (Ok(words), Outcome::Compiles) => {
+        (Compiled::Spirv(words), Outcome::Compiles) => {
             let name = case.id.replace('/', ".");
             validate(tool?, &words, &name)
                 .err()
                 .map(|m| format!("compiled, and spirv-val rejects the module: {m}"))
         }
-        (Err(m), _) if m.starts_with(CRASHED) => Some(m),
-        (Err(_), Outcome::Rejected) => None,
-        (Ok(_), Outcome::Rejected) => {
+        (Compiled::Failed(m), _) => Some(m),
+        (Compiled::Rejected(_), Outcome::Rejected) => None,
+        (Compiled::Spirv(_), Outcome::Rejected) => {
             Some("compiled; the text makes it a compile-time error".into())
         }
-        (Err(m), Outcome::Compiles) => Some(format!("rejected: {m}")),
+        (Compiled::Rejected(m), Outcome::Compiles) => Some(format!("rejected: {m}")),
     }
 }
 
@@ -122,26 +140,8 @@ fn glslang_judges_every_glsl_source_case() {
     }
     assert!(!cases.is_empty(), "no GLSL-source case found");
     // One compiler process per case, a few at a time.
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let judged: Vec<(&GlslSourceCase, Option<String>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = cases
-            .chunks(cases.len().div_ceil(threads))
-            .map(|chunk| {
-                let tool = tool.as_deref();
-                s.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|c| (c, disagreement(c, tool)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a compile thread"))
-            .collect()
-    });
-    for (case, what) in judged {
+    let judged = par_map(&cases, |_, c| disagreement(c, tool.as_deref()));
+    for (case, what) in cases.iter().zip(judged) {
         match (what, known.get(&case.id)) {
             (None, None) => agree += 1,
             (Some(_), Some(_)) => baselined += 1,

@@ -10,8 +10,7 @@
 //! case language and judges none of them; `ser-vulkan`'s glslang does
 //! (`backends/vulkan/tests/glsl_source.rs`).
 
-use super::LoadError;
-use crate::spec_map::is_known_clause;
+use super::{case_files, check_case_name, unknown_clause, LoadError};
 use ser_reference::program::Stage;
 use ser_reference::Profile;
 use serde::Deserialize;
@@ -84,14 +83,20 @@ struct CaseSpec {
 /// the error that stopped it. A missing folder holds no cases.
 pub fn load_dir(cases_dir: &Path) -> Vec<Result<GlslSourceCase, LoadError>> {
     let dir = cases_dir.join(DIR);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
+    if !dir.is_dir() {
         return Vec::new();
+    }
+    let files = match case_files(&dir) {
+        Ok(f) => f,
+        Err(e) => {
+            return vec![Err(error(
+                &dir,
+                None,
+                "folder".into(),
+                format!("cannot read the GLSL-source cases: {e}"),
+            ))]
+        }
     };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
     let mut out: Vec<_> = files.iter().flat_map(|f| load_file(f)).collect();
     check_controls(&mut out);
     out
@@ -145,35 +150,17 @@ fn load_case(
     let id = format!("{DIR}/{stem}/{}", c.name);
     let err =
         |path: &str, message: String| error(file, Some(&id), format!("cases[{i}].{path}"), message);
-    if c.name.is_empty()
-        || !c
-            .name
-            .chars()
-            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
-    {
-        return Err(err(
-            "name",
-            format!("`{}`: a case name is [a-z0-9_]+", c.name),
-        ));
-    }
+    check_case_name(&c.name).map_err(|m| err("name", m))?;
     if c.clauses.is_empty() {
         return Err(err(
             "clauses",
             "no clause: expected the IDs of the clauses whose rule decides the outcome".into(),
         ));
     }
-    if let Some((k, unknown)) = c
-        .clauses
-        .iter()
-        .enumerate()
-        .find(|(_, id)| !is_known_clause(id))
-    {
+    if let Some((k, unknown, message)) = unknown_clause(&c.clauses) {
         return Err(LoadError {
             unknown_clause: Some(unknown.clone()),
-            ..err(
-                &format!("clauses[{k}]"),
-                format!("`{unknown}` is no clause of the spec-map (spec-map/*.json); expected the ID of a registered clause"),
-            )
+            ..err(&format!("clauses[{k}]"), message)
         });
     }
     let names = c

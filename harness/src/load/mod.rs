@@ -129,6 +129,32 @@ pub fn case_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// A case name is `[a-z0-9_]+`: ids are paths and test names.
+pub(crate) fn check_case_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("`{name}`: a case name is [a-z0-9_]+"))
+    }
+}
+
+/// The first clause ID of `clauses` that the spec-map lacks: its index, the
+/// ID and the message that says so.
+pub(crate) fn unknown_clause(clauses: &[String]) -> Option<(usize, &String, String)> {
+    let (i, id) = clauses
+        .iter()
+        .enumerate()
+        .find(|(_, c)| !crate::spec_map::is_known_clause(c))?;
+    let message = format!(
+        "`{id}` is no clause of the spec-map (spec-map/*.json); expected the ID of a registered clause"
+    );
+    Some((i, id, message))
+}
+
 /// Loads every case under `dir`: each case, or the error that stopped it.
 /// One bad case never hides the others.
 pub fn load_dir(dir: &Path) -> Vec<Result<Case, LoadError>> {
@@ -326,30 +352,12 @@ fn load_case(
             };
             error(path, e.inner().to_string())
         })?;
-    let name_ok = !spec.name.is_empty()
-        && spec
-            .name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if !name_ok {
-        return Err(error(
-            at("name"),
-            format!("`{}`: a case name is [a-z0-9_]+", spec.name),
-        ));
-    }
+    check_case_name(&spec.name).map_err(|m| error(at("name"), m))?;
     check_case(&spec, &at).map_err(|(p, m)| error(p, m))?;
-    if let Some((i, unknown)) = spec
-        .clauses
-        .iter()
-        .enumerate()
-        .find(|(_, c)| !crate::spec_map::is_known_clause(c))
-    {
+    if let Some((i, unknown, message)) = unknown_clause(&spec.clauses) {
         return Err(LoadError {
             unknown_clause: Some(unknown.clone()),
-            ..error(
-                at(&format!("clauses[{i}]")),
-                format!("`{unknown}` is no clause of the spec-map (spec-map/*.json); expected the ID of a registered clause"),
-            )
+            ..error(at(&format!("clauses[{i}]")), message)
         });
     }
     let ties = ties::parse(&spec, &at).map_err(|(p, m)| error(p, m))?;
