@@ -16,6 +16,14 @@ pub enum Output {
     /// backend with `validation` reports them with the suite's codes; one
     /// without reports only errors, and the verdict then shows them).
     Diagnostics(Vec<ser_reference::validate::Diagnostic>),
+    /// The program compiled (and the backend's checks of its output, such
+    /// as `spirv-val`, passed), and the backend ran nothing: a backend whose
+    /// claim is compile-only ([`crate::claim::Phase::Compile`]). What it
+    /// compiled to, for people.
+    Compiled(String),
+    /// The compiler rejected the program, with its message; the backend
+    /// cannot name the suite's code (capability `rejection`).
+    Rejected(String),
     /// For a layout case (capability `sbt_layout`): the layout of the case's
     /// shader table, or why it has none.
     Layout(Result<ser_reference::sbt::layout::Layout, ser_reference::sbt::layout::LayoutError>),
@@ -61,6 +69,10 @@ pub trait Backend: Send + Sync {
     fn profile(&self) -> Profile;
     /// The capabilities it has (see [`crate::capability::CAPABILITIES`]).
     fn capabilities(&self) -> Vec<String>;
+    /// How far it takes a case: run it (the default), or compile it only.
+    fn phase(&self) -> crate::claim::Phase {
+        crate::claim::Phase::Run
+    }
     /// Runs a case to its output buffers.
     fn run(&self, case: &Case) -> Result<Execution, BackendError>;
     /// Whether the backend enforces the per-case time limit itself (a

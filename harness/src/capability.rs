@@ -24,6 +24,10 @@ pub const CAPABILITIES: &[(&str, &str)] = &[
         "motion instances and the motion functions of the GLSL texts (`HitObject::TraceRayMotion`, `GetCurrentTime`, ...; VK_NV_ray_tracing_motion_blur)",
     ),
     ("validation", "reporting the validator's diagnostics by the suite's codes (negative cases)"),
+    (
+        "rejection",
+        "rejecting the programs negative cases hold and accepting their controls: a negative case is judged by whether the compiler rejects the program, not by the suite's code (as test262 checks only an error's phase and type); cases that expect only warnings are outside it",
+    ),
     ("schedule_control", "choosing the schedule at reorder points (cases that pin one)"),
     ("sbt_layout", "computing how an API lays out a shader table (layout cases)"),
     (

@@ -4,12 +4,20 @@
 //! *not applicable* and says nothing either way; a case inside it that the
 //! backend declines is a conformance gap (like a Vulkan CTS `NotSupported`
 //! for a feature the device advertises) and counts against the verdict.
+//!
+//! A claim also says how far the backend takes a case ([`Phase`]): a
+//! compiler's backend may compile each program and stop. Its runtime cases
+//! then pass when the program compiles, and say nothing of the values the
+//! program computes; the verdict names the phase.
 
 use crate::backend::Backend;
 use crate::capability::CAPABILITIES;
 use crate::load::Case;
+use crate::load::Expected;
+use schemars::JsonSchema;
+use ser_reference::validate::Severity;
 use ser_reference::Profile;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A backend's claim.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -17,6 +25,20 @@ pub struct Claim {
     pub profile: Profile,
     /// In the order of [`CAPABILITIES`]; unknown names are dropped.
     pub capabilities: Vec<String>,
+    pub phase: Phase,
+}
+
+/// How far a backend takes a case.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Compile the program and run the dispatch to its buffers.
+    #[default]
+    Run,
+    /// Compile the program only: a runtime case passes when its program
+    /// compiles (a valid program must), a negative case when it is
+    /// rejected. Nothing is run.
+    Compile,
 }
 
 /// Capabilities that make a kind of case rather than a feature of the
@@ -101,12 +123,24 @@ impl Claim {
                 .map(|(n, _)| n.to_string())
                 .filter(|n| capabilities.contains(n))
                 .collect(),
+            phase: Phase::Run,
+        }
+    }
+
+    /// The claim of a backend that compiles only.
+    pub fn compile_only(self) -> Claim {
+        Claim {
+            phase: Phase::Compile,
+            ..self
         }
     }
 
     /// What `backend` claims.
     pub fn of(backend: &dyn Backend) -> Claim {
-        Claim::new(backend.profile(), &backend.capabilities())
+        Claim {
+            phase: backend.phase(),
+            ..Claim::new(backend.profile(), &backend.capabilities())
+        }
     }
 
     pub fn has(&self, capability: &str) -> bool {
@@ -123,13 +157,39 @@ impl Claim {
         let missing: Vec<String> = case
             .requires
             .iter()
-            .filter(|r| !self.has(r))
+            .filter(|r| !self.has(r) && !(*r == "validation" && self.rejection_judges(case)))
             .cloned()
             .collect();
         (!missing.is_empty()).then_some(Outside::Capabilities { missing })
     }
 
-    /// `vulkan-nv with {callable_shaders, wave_operations}`.
+    /// Whether a negative case is judged by rejection under this claim:
+    /// the backend claims `rejection` but not `validation`.
+    pub fn judges_by_rejection(&self) -> bool {
+        self.has("rejection") && !self.has("validation")
+    }
+
+    /// Whether `rejection` stands in for `validation` on a negative case:
+    /// it does when the case expects an error (which a rejection shows) or
+    /// nothing at all (a control, which must be accepted); a case that
+    /// expects only warnings cannot be judged by rejection.
+    fn rejection_judges(&self, case: &Case) -> bool {
+        if !self.has("rejection") {
+            return false;
+        }
+        match &case.expect {
+            Expected::Diagnostics(list) => {
+                list.is_empty()
+                    || list
+                        .iter()
+                        .any(|d| d.severity == Severity::Error && !d.optional)
+            }
+            _ => false,
+        }
+    }
+
+    /// `vulkan-nv with {callable_shaders, wave_operations}`, and `, compile
+    /// only` for a compile-only claim.
     pub fn describe(&self) -> String {
         let caps = if self.capabilities.len() == CAPABILITIES.len() {
             format!("all {} capabilities", CAPABILITIES.len())
@@ -138,7 +198,11 @@ impl Claim {
         } else {
             format!("{{{}}}", self.capabilities.join(", "))
         };
-        format!("{} with {caps}", self.profile)
+        let phase = match self.phase {
+            Phase::Run => "",
+            Phase::Compile => ", compile only",
+        };
+        format!("{} with {caps}{phase}", self.profile)
     }
 }
 

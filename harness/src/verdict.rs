@@ -1,7 +1,7 @@
 //! Judging a backend's run of a case.
 
 use crate::backend::{Backend, BackendError, Execution, Output};
-use crate::claim::Claim;
+use crate::claim::{Claim, Phase};
 use crate::expect::{check_legal, check_words, Mismatch};
 use crate::load::{ties, Case, Expected};
 use ser_reference::Outcome;
@@ -210,7 +210,7 @@ pub fn judge(case: &Case, backend: &dyn Backend) -> CaseResult {
             Verdict::Crash,
             format!("backend `{}` crashed: {m}", backend.name()),
         ),
-        Ok(Ok(exec)) => compare(case, &exec),
+        Ok(Ok(exec)) => compare(case, &exec, &claim),
     };
     result.duration_ms = start.elapsed().as_secs_f64() * 1000.0;
     (result.broken_clauses, result.kept_clauses) = clauses_shown(case, &result);
@@ -285,7 +285,7 @@ pub fn judge_within(
 
 /// Compares an execution with the case's expectations, and the case's
 /// expectations with the reference's legal outcomes when they come along.
-fn compare(case: &Case, exec: &Execution) -> CaseResult {
+fn compare(case: &Case, exec: &Execution, claim: &Claim) -> CaseResult {
     let mut r = CaseResult::new(case, Verdict::Pass, String::new());
     if let Output::Buffers(actual) = &exec.output {
         let wrong = buffer_shape(case, actual);
@@ -303,7 +303,46 @@ fn compare(case: &Case, exec: &Execution) -> CaseResult {
         r.runs = Some(legal.runs);
         r.choices = legal.choices.clone();
     }
+    let expects_error = |expect: &[crate::load::ExpectedDiagnostic]| {
+        expect
+            .iter()
+            .find(|e| e.severity == ser_reference::validate::Severity::Error && !e.optional)
+            .map(|e| format!("error `{}` ({})", e.code.name(), e.code.meaning()))
+    };
     match (&case.expect, &exec.output) {
+        // Judged by rejection (capability `rejection`): an error expected
+        // and the program rejected, for whatever reason the compiler gives.
+        (Expected::Diagnostics(_), Output::Rejected(why)) if !claim.judges_by_rejection() => {
+            problems.push(format!("the backend rejected the program without the suite's codes, and it claims `validation`, which reports them: {why}"))
+        }
+        (Expected::Diagnostics(expect), Output::Rejected(why)) => match expects_error(expect) {
+            Some(e) => r.message = format!("rejected, as the case's {e} requires (judged by rejection, not by code): {}", first_line(why)),
+            None => problems.push(format!(
+                "the backend rejected a program the case expects to be accepted{}: {why}",
+                if expect.is_empty() { "" } else { " (it expects warnings only)" }
+            )),
+        },
+        (Expected::Diagnostics(expect), Output::Compiled(what)) => match expects_error(expect) {
+            Some(e) => problems.push(format!(
+                "the backend accepted the program ({what}); the case expects {e}"
+            )),
+            None if expect.is_empty() => r.message = format!("accepted, as the control must be: {what}"),
+            None => problems.push(format!(
+                "the backend reported no diagnostics ({what}); the case expects warnings, which only a backend with `validation` reports"
+            )),
+        },
+        (Expected::Buffers(_) | Expected::Undefined(_), Output::Rejected(why)) => problems.push(
+            format!("the backend rejected a valid program: {why}"),
+        ),
+        (Expected::Buffers(_) | Expected::Undefined(_), Output::Compiled(what)) => {
+            if claim.phase == Phase::Compile {
+                r.message = format!("compiled, not run (a compile-only claim): {what}");
+            } else {
+                problems.push(format!(
+                    "the backend compiled the program ({what}) but ran nothing, and its claim says it runs cases"
+                ));
+            }
+        }
         (Expected::Diagnostics(expect), Output::Diagnostics(actual)) => {
             problems.extend(crate::expect::diagnostics::check(expect, actual))
         }
@@ -387,6 +426,11 @@ fn compare(case: &Case, exec: &Execution) -> CaseResult {
         r.message = problems.join("\n");
     }
     r
+}
+
+/// The first line of a compiler's message, for one-line verdicts.
+fn first_line(message: &str) -> &str {
+    message.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
 }
 
 /// How a backend's buffers differ in shape from those the case declares

@@ -1,15 +1,46 @@
-//! Prints the IR back to canonical shader text.
+//! Prints the IR back to canonical shader text, or to HLSL as a target
+//! compiler reads it ([`print_as`] with a [`Spelling`]).
 //!
 //! `parse(print(ir)) == ir` for every IR the parser produces, and printing is
 //! a fixpoint: `print(parse(print(ir))) == print(ir)`. Comments and layout of
 //! the original text are not kept.
 
 use crate::ast::*;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
+/// How a target spells a library. The case language is HLSL; a compiler
+/// for Vulkan also wants each resource's binding and the shader record
+/// marked, and Shader Model 6.9 wants SER's names in namespace `dx`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Spelling {
+    /// Qualify SER's names ([`crate::names::DX_NAMESPACE`]) with `dx::`.
+    pub dx: bool,
+    /// `[[vk::binding(BINDING, SET)]]` before each resource named here.
+    pub vk_bindings: BTreeMap<String, (u32, u32)>,
+    /// The register space whose `cbuffer` holds a record's local root
+    /// constants: it is printed as the shader record
+    /// (`[[vk::shader_record]]`).
+    pub shader_record_space: Option<String>,
+}
+
+/// The library in the case language's canonical spelling (SER's names in
+/// namespace `dx` when the library spells them so).
 pub fn print(lib: &Library) -> String {
+    print_as(
+        lib,
+        &Spelling {
+            dx: lib.dx_namespace,
+            ..Spelling::default()
+        },
+    )
+}
+
+/// The library in a target's spelling.
+pub fn print_as(lib: &Library, spelling: &Spelling) -> String {
     let mut p = Printer {
-        dx: lib.dx_namespace,
+        dx: spelling.dx,
+        spelling: Some(spelling),
         ..Printer::default()
     };
     for (i, item) in lib.items.iter().enumerate() {
@@ -36,14 +67,15 @@ pub fn print_type(t: &Type) -> String {
 }
 
 #[derive(Default)]
-struct Printer {
+struct Printer<'a> {
     out: String,
     indent: usize,
     /// Qualify SER's names with namespace `dx` (Shader Model 6.9).
     dx: bool,
+    spelling: Option<&'a Spelling>,
 }
 
-impl Printer {
+impl Printer<'_> {
     /// A name of [`names::DX_NAMESPACE`], qualified when the library spells
     /// them in namespace `dx`.
     fn ser_name(&mut self, name: &str) {
@@ -51,6 +83,18 @@ impl Printer {
             self.out.push_str("dx::");
         }
         self.out.push_str(name);
+    }
+
+    /// A target's attributes before a resource or `cbuffer`.
+    fn target_attributes(&mut self, name: &str, register: &Option<Register>) {
+        let Some(s) = self.spelling else { return };
+        if let Some((binding, set)) = s.vk_bindings.get(name) {
+            let _ = write!(self.out, "[[vk::binding({binding}, {set})]] ");
+        }
+        let space = register.as_ref().and_then(|r| r.space.as_ref());
+        if space.is_some() && space == s.shader_record_space.as_ref() {
+            self.out.push_str("[[vk::shader_record]] ");
+        }
     }
 }
 
@@ -61,7 +105,7 @@ const TERNARY: u8 = 0;
 const UNARY: u8 = 20;
 const POSTFIX: u8 = 30;
 
-impl Printer {
+impl Printer<'_> {
     fn line_start(&mut self) {
         for _ in 0..self.indent {
             self.out.push_str("    ");
@@ -96,6 +140,7 @@ impl Printer {
                 self.out.push_str("};\n");
             }
             Item::Resource(r) => {
+                self.target_attributes(&r.name, &r.register);
                 for s in &r.storage {
                     self.out.push_str(s);
                     self.out.push(' ');
@@ -115,6 +160,7 @@ impl Printer {
                 self.out.push_str(";\n");
             }
             Item::CBuffer(c) => {
+                self.target_attributes(&c.name, &c.register);
                 let _ = write!(self.out, "cbuffer {}", c.name);
                 self.register(&c.register);
                 self.out.push_str(" {\n");

@@ -8,5 +8,8 @@
 pub mod backend;
 pub mod compile;
 pub mod device;
-pub mod emit;
-pub mod interface;
+pub use ser_targets::glsl as emit;
+pub use ser_targets::interface;
+
+#[cfg(test)]
+mod emit_tests;

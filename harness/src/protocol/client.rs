@@ -92,6 +92,10 @@ impl Backend for ExecBackend {
         self.hello.capabilities.clone()
     }
 
+    fn phase(&self) -> crate::claim::Phase {
+        self.hello.phase
+    }
+
     fn enforces_timeout(&self) -> bool {
         true
     }

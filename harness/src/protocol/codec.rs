@@ -254,10 +254,19 @@ mod tests {
             name: "x".into(),
             profile: ser_reference::Profile::Sm69,
             capabilities: vec!["validation".into()],
+            phase: crate::claim::Phase::Run,
         };
         let line = encode(&h);
         assert!(line.starts_with(r#"{"type":"hello""#), "{line}");
+        assert!(!line.contains("phase"), "a running backend's hello names no phase: {line}");
         assert_eq!(decode::<BackendHello>("hello", &line).unwrap(), h);
+        let compiler = BackendHello {
+            phase: crate::claim::Phase::Compile,
+            ..h
+        };
+        let line = encode(&compiler);
+        assert!(line.contains(r#""phase":"compile""#), "{line}");
+        assert_eq!(decode::<BackendHello>("hello", &line).unwrap(), compiler);
     }
 
     #[test]

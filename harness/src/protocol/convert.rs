@@ -136,6 +136,8 @@ pub fn reply(id: &str, ran: Result<Execution, BackendError>) -> Reply {
             }),
             Output::Layout(Ok(layout)) => Reply::Layout(LayoutReply { id, layout }),
             Output::Layout(Err(error)) => Reply::LayoutError(LayoutErrorReply { id, error }),
+            Output::Compiled(output) => Reply::Compiled(CompiledReply { id, output }),
+            Output::Rejected(message) => Reply::Rejected(RejectedReply { id, message }),
         },
         Err(BackendError::NotSupported(reason)) => {
             Reply::NotSupported(NotSupportedReply { id, reason })
@@ -165,6 +167,8 @@ pub fn output_of(reply: Reply) -> Result<Execution, BackendError> {
         ),
         Reply::Layout(r) => Output::Layout(Ok(r.layout)),
         Reply::LayoutError(r) => Output::Layout(Err(r.error)),
+        Reply::Compiled(r) => Output::Compiled(r.output),
+        Reply::Rejected(r) => Output::Rejected(r.message),
         Reply::NotSupported(r) => return Err(BackendError::NotSupported(r.reason)),
         Reply::Error(r) => return Err(BackendError::Failed(r.message)),
     };

@@ -92,6 +92,7 @@ pub fn serve(
         name: backend.name().to_string(),
         profile: backend.profile(),
         capabilities: backend.capabilities(),
+        phase: backend.phase(),
     };
     send(&mut out, &encode(&mine)).map_err(|e| e.to_string())?;
     if hello.protocol != PROTOCOL_VERSION {

@@ -2,6 +2,7 @@
 //! same name means in a case file (`cases/README.md`).
 
 use crate::case::{DispatchSpec, Pipeline};
+use crate::claim::Phase;
 use schemars::JsonSchema;
 use ser_lang::Library;
 use ser_reference::sbt::layout::{Api, Layout, LayoutError};
@@ -60,6 +61,15 @@ pub struct BackendHello {
     /// lists them); cases that need others are not sent.
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// How far it takes a case: `run` (the default) or `compile` (it
+    /// compiles each program and runs nothing; its runtime cases are
+    /// judged by whether they compile).
+    #[serde(default, skip_serializing_if = "is_run")]
+    pub phase: Phase,
+}
+
+fn is_run(p: &Phase) -> bool {
+    *p == Phase::Run
 }
 
 /// What a request asks for.
@@ -138,6 +148,8 @@ pub enum Reply {
     Undefined(UndefinedReply),
     Layout(LayoutReply),
     LayoutError(LayoutErrorReply),
+    Compiled(CompiledReply),
+    Rejected(RejectedReply),
     NotSupported(NotSupportedReply),
     Error(ErrorReply),
 }
@@ -187,6 +199,27 @@ pub struct LayoutErrorReply {
     pub error: LayoutError,
 }
 
+/// `compiled`: the program compiled and the backend ran nothing (a
+/// compile-only backend, `phase: compile`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompiledReply {
+    pub id: String,
+    /// What it compiled to, for people (`SPIR-V, valid`).
+    #[serde(default)]
+    pub output: String,
+}
+
+/// `rejected`: the compiler rejected the program; the backend cannot name
+/// the suite's code (capability `rejection`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RejectedReply {
+    pub id: String,
+    /// The compiler's message.
+    pub message: String,
+}
+
 /// `not_supported`: the backend cannot run this case (a feature it lacks).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -205,7 +238,9 @@ pub struct ErrorReply {
 }
 
 /// The `type` of each reply.
-pub const REPLY_TYPES: [&str; 7] = [
+pub const REPLY_TYPES: [&str; 9] = [
+    "compiled",
+    "rejected",
     "buffers",
     "diagnostics",
     "undefined",
@@ -223,6 +258,8 @@ impl Reply {
             Reply::Undefined(r) => &r.id,
             Reply::Layout(r) => &r.id,
             Reply::LayoutError(r) => &r.id,
+            Reply::Compiled(r) => &r.id,
+            Reply::Rejected(r) => &r.id,
             Reply::NotSupported(r) => &r.id,
             Reply::Error(r) => &r.id,
         }
@@ -241,6 +278,8 @@ impl Reply {
             "undefined" => Reply::Undefined(de(fields)?),
             "layout" => Reply::Layout(de(fields)?),
             "layout_error" => Reply::LayoutError(de(fields)?),
+            "compiled" => Reply::Compiled(de(fields)?),
+            "rejected" => Reply::Rejected(de(fields)?),
             "not_supported" => Reply::NotSupported(de(fields)?),
             _ => Reply::Error(de(fields)?),
         })

@@ -692,5 +692,3 @@ impl<'a> Emitter<'a> {
     }
 }
 
-#[cfg(test)]
-mod tests;

@@ -1,10 +1,10 @@
 //! The mapping's trickiest parts, line by line, and programs that must
 //! compile with glslang.
 
-use super::{entry_point, Glsl, Spelling};
+use crate::emit::{entry_point, Glsl, Spelling, Unsupported};
 use crate::interface::Interface;
 
-fn emit(src: &str, entry: &str) -> Result<Glsl, super::Unsupported> {
+fn emit(src: &str, entry: &str) -> Result<Glsl, Unsupported> {
     let lib = ser_lang::parse(src).expect("the test program parses");
     let iface = Interface::of(&lib).expect("an interface");
     entry_point(&lib, entry, &iface, Spelling::Nv)
