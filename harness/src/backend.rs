@@ -16,14 +16,26 @@ pub enum Output {
     /// backend with `validation` reports them with the suite's codes; one
     /// without reports only errors, and the verdict then shows them).
     Diagnostics(Vec<ser_reference::validate::Diagnostic>),
-    /// The program compiled (and the backend's checks of its output, such
-    /// as `spirv-val`, passed), and the backend ran nothing: a backend whose
-    /// claim is compile-only ([`crate::claim::Phase::Compile`]). What it
-    /// compiled to, for people.
-    Compiled(String),
-    /// The compiler rejected the program, with its message; the backend
-    /// cannot name the suite's code (capability `rejection`).
-    Rejected(String),
+    /// The program compiled and the backend ran nothing: a negative case,
+    /// or any case of a compile-only claim ([`crate::claim::Phase::Compile`]).
+    Compiled {
+        /// What it compiled to, for people.
+        output: String,
+        /// Why the compiled output is invalid, when the backend's own check
+        /// of it (such as `spirv-val`) failed: a compiler that accepts a
+        /// valid program and emits invalid code fails it.
+        invalid: Option<String>,
+    },
+    /// The compiler rejected the program; the backend cannot name the
+    /// suite's code (capability `rejection`).
+    Rejected {
+        /// The compiler's message.
+        message: String,
+        /// The lines of the case's library text its errors point at, when
+        /// it can tell: a negative case then passes only when one of them
+        /// is a line where the case breaks its rule.
+        lines: Vec<u32>,
+    },
     /// For a layout case (capability `sbt_layout`): the layout of the case's
     /// shader table, or why it has none.
     Layout(Result<ser_reference::sbt::layout::Layout, ser_reference::sbt::layout::LayoutError>),

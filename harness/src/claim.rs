@@ -157,7 +157,10 @@ impl Claim {
         let missing: Vec<String> = case
             .requires
             .iter()
-            .filter(|r| !self.has(r) && !(*r == "validation" && self.rejection_judges(case)))
+            .filter(|r| {
+                let met = self.has(r) || (*r == "validation" && self.rejection_judges(case));
+                !met
+            })
             .cloned()
             .collect();
         (!missing.is_empty()).then_some(Outside::Capabilities { missing })

@@ -312,29 +312,42 @@ fn compare(case: &Case, exec: &Execution, claim: &Claim) -> CaseResult {
     match (&case.expect, &exec.output) {
         // Judged by rejection (capability `rejection`): an error expected
         // and the program rejected, for whatever reason the compiler gives.
-        (Expected::Diagnostics(_), Output::Rejected(why)) if !claim.judges_by_rejection() => {
+        (Expected::Diagnostics(_), Output::Rejected { message: why, .. }) if !claim.judges_by_rejection() => {
             problems.push(format!("the backend rejected the program without the suite's codes, and it claims `validation`, which reports them: {why}"))
         }
-        (Expected::Diagnostics(expect), Output::Rejected(why)) => match expects_error(expect) {
-            Some(e) => r.message = format!("rejected, as the case's {e} requires (judged by rejection, not by code): {}", first_line(why)),
+        (Expected::Diagnostics(expect), Output::Rejected { message: why, lines }) => match expects_error(expect) {
+            Some(e) => match crate::expect::diagnostics::located(case, claim.profile, expect, lines) {
+                Ok(how) => r.message = format!("rejected, as the case's {e} requires (judged by rejection, not by code; {how}): {}", first_line(why)),
+                Err(problem) => problems.push(format!("{problem}: {why}")),
+            },
             None => problems.push(format!(
                 "the backend rejected a program the case expects to be accepted{}: {why}",
                 if expect.is_empty() { "" } else { " (it expects warnings only)" }
             )),
         },
-        (Expected::Diagnostics(expect), Output::Compiled(what)) => match expects_error(expect) {
+        (Expected::Diagnostics(expect), Output::Compiled { output: what, invalid }) => match expects_error(expect) {
             Some(e) => problems.push(format!(
                 "the backend accepted the program ({what}); the case expects {e}"
             )),
-            None if expect.is_empty() => r.message = format!("accepted, as the control must be: {what}"),
+            None if expect.is_empty() => match invalid {
+                None => r.message = format!("accepted, as the control must be: {what}"),
+                Some(why) => problems.push(format!(
+                    "the backend accepted the control ({what}), and its output is invalid: {why}"
+                )),
+            },
             None => problems.push(format!(
                 "the backend reported no diagnostics ({what}); the case expects warnings, which only a backend with `validation` reports"
             )),
         },
-        (Expected::Buffers(_) | Expected::Undefined(_), Output::Rejected(why)) => problems.push(
+        (Expected::Buffers(_) | Expected::Undefined(_), Output::Rejected { message: why, .. }) => problems.push(
             format!("the backend rejected a valid program: {why}"),
         ),
-        (Expected::Buffers(_) | Expected::Undefined(_), Output::Compiled(what)) => {
+        (Expected::Buffers(_) | Expected::Undefined(_), Output::Compiled { output: what, invalid: Some(why) }) => {
+            problems.push(format!(
+                "the backend compiled a valid program ({what}), and its output is invalid: {why}"
+            ))
+        }
+        (Expected::Buffers(_) | Expected::Undefined(_), Output::Compiled { output: what, invalid: None }) => {
             if claim.phase == Phase::Compile {
                 r.message = format!("compiled, not run (a compile-only claim): {what}");
             } else {
@@ -430,7 +443,11 @@ fn compare(case: &Case, exec: &Execution, claim: &Claim) -> CaseResult {
 
 /// The first line of a compiler's message, for one-line verdicts.
 fn first_line(message: &str) -> &str {
-    message.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
+    message
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
 }
 
 /// How a backend's buffers differ in shape from those the case declares

@@ -19,9 +19,12 @@ pub struct Spelling {
     /// `[[vk::binding(BINDING, SET)]]` before each resource named here.
     pub vk_bindings: BTreeMap<String, (u32, u32)>,
     /// The register space whose `cbuffer` holds a record's local root
-    /// constants: it is printed as the shader record
-    /// (`[[vk::shader_record]]`).
+    /// constants: it is printed as the shader record,
+    /// `[[vk::shader_record]]`.
     pub shader_record_space: Option<String>,
+    /// `#line N` before each item, field and statement, N its line in the
+    /// case's own text: a compiler's messages then point into the case.
+    pub line_directives: bool,
 }
 
 /// The library in the case language's canonical spelling (SER's names in
@@ -85,6 +88,13 @@ impl Printer<'_> {
         self.out.push_str(name);
     }
 
+    /// `#line N` on a line of its own, when the spelling asks for them.
+    fn line_directive(&mut self, span: crate::span::Span) {
+        if span.line > 0 && self.spelling.is_some_and(|s| s.line_directives) {
+            let _ = writeln!(self.out, "#line {}", span.line);
+        }
+    }
+
     /// A target's attributes before a resource or `cbuffer`.
     fn target_attributes(&mut self, name: &str, register: &Option<Register>) {
         let Some(s) = self.spelling else { return };
@@ -128,6 +138,14 @@ impl Printer<'_> {
     }
 
     fn item(&mut self, item: &Item) {
+        let span = match item {
+            Item::Struct(s) => s.span,
+            Item::Resource(r) => r.span,
+            Item::CBuffer(c) => c.span,
+            Item::GroupShared(g) => g.span,
+            Item::Function(f) => f.span,
+        };
+        self.line_directive(span);
         match item {
             Item::Struct(s) => {
                 // DXR's place for `[raypayload]`: `struct [raypayload] Name`.
@@ -223,6 +241,7 @@ impl Printer<'_> {
     fn fields(&mut self, fields: &[Field]) {
         self.indent += 1;
         for f in fields {
+            self.line_directive(f.span);
             self.line_start();
             self.declared(&f.ty, &f.name);
             for a in &f.access {
@@ -292,6 +311,7 @@ impl Printer<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        self.line_directive(s.span);
         self.line_start();
         self.stmt_body(s);
         self.out.push('\n');

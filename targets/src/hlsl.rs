@@ -15,7 +15,7 @@
 //! compiler lays out 4 bytes a word from offset 0 under the scalar layout,
 //! as the case format packs it.
 
-use crate::interface::{Interface, ACCELERATION_STRUCTURE_BINDING, SET};
+use crate::interface::{Interface, SET};
 use ser_lang::ast::Library;
 use ser_lang::printer::{print_as, Spelling};
 use ser_reference::Profile;
@@ -23,32 +23,36 @@ use ser_reference::Profile;
 /// The register space of local root constants (`cases/README.md`).
 pub const SHADER_RECORD_SPACE: &str = "space1";
 
-/// The spelling of `profile`, with the bindings of `interface`; `None` for
-/// the Vulkan profiles, whose shaders are GLSL ([`crate::glsl`]).
-pub fn spelling(profile: Profile, interface: &Interface) -> Option<Spelling> {
+/// The spelling of `profile` for `library`, with the bindings
+/// [`Interface::bindings`] gives; `None` for the Vulkan profiles, whose
+/// shaders are GLSL ([`crate::glsl`]).
+pub fn spelling(profile: Profile, library: &Library) -> Option<Spelling> {
     if !profile.is_hlsl() {
         return None;
     }
-    let mut vk_bindings = std::collections::BTreeMap::new();
-    if let Some(a) = &interface.acceleration_structure {
-        vk_bindings.insert(a.clone(), (ACCELERATION_STRUCTURE_BINDING, SET));
-    }
-    for b in &interface.buffers {
-        vk_bindings.insert(b.name.clone(), (b.binding, SET));
-    }
     Some(Spelling {
         dx: profile == Profile::Sm69,
-        vk_bindings,
+        vk_bindings: Interface::bindings(library)
+            .into_iter()
+            .map(|(name, binding)| (name, (binding, SET)))
+            .collect(),
         shader_record_space: Some(SHADER_RECORD_SPACE.to_string()),
+        line_directives: false,
     })
 }
 
 /// The whole library as HLSL in `profile`'s spelling, or why it has none.
 pub fn library(library: &Library, profile: Profile) -> Result<String, String> {
-    let interface = Interface::of(library)?;
-    let spelling = spelling(profile, &interface).ok_or_else(|| {
-        format!("profile {profile} is written in GLSL, not HLSL (--lang glsl)")
-    })?;
+    located(library, profile, false)
+}
+
+/// [`library`], with `#line` directives when `lines`: a compiler's messages
+/// then give lines of the case's own text, which the verdict compares with
+/// where the suite's rule is broken.
+pub fn located(library: &Library, profile: Profile, lines: bool) -> Result<String, String> {
+    let mut spelling = spelling(profile, library)
+        .ok_or_else(|| format!("profile {profile} is written in GLSL, not HLSL (--lang glsl)"))?;
+    spelling.line_directives = lines;
     Ok(print_as(&profile.adapt(library), &spelling))
 }
 

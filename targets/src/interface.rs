@@ -29,6 +29,27 @@ pub struct Interface {
 }
 
 impl Interface {
+    /// Each resource's binding, whatever its element type (a negative case
+    /// may declare a buffer no dispatch could fill).
+    pub fn bindings(library: &Library) -> Vec<(String, u32)> {
+        let mut buffers = 0;
+        library
+            .items
+            .iter()
+            .filter_map(|item| {
+                let Item::Resource(r) = item else { return None };
+                let binding = match r.kind {
+                    ResourceKind::AccelerationStructure => ACCELERATION_STRUCTURE_BINDING,
+                    ResourceKind::RwStructuredBuffer(_) => {
+                        buffers += 1;
+                        buffers
+                    }
+                };
+                Some((r.name.clone(), binding))
+            })
+            .collect()
+    }
+
     pub fn of(library: &Library) -> Result<Interface, String> {
         let mut out = Interface::default();
         for item in &library.items {

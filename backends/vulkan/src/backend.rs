@@ -55,7 +55,7 @@ impl Default for VulkanBackend {
     }
 }
 
-fn stage_flags(s: Stage) -> vk::ShaderStageFlags {
+pub fn stage_flags(s: Stage) -> vk::ShaderStageFlags {
     match s {
         Stage::RayGeneration => vk::ShaderStageFlags::RAYGEN_KHR,
         Stage::ClosestHit => vk::ShaderStageFlags::CLOSEST_HIT_KHR,
@@ -67,7 +67,7 @@ fn stage_flags(s: Stage) -> vk::ShaderStageFlags {
 }
 
 /// An empty shader of a stage, for records without one.
-fn empty(stage: Stage, entry: &str) -> Glsl {
+pub fn empty(stage: Stage, entry: &str) -> Glsl {
     Glsl {
         stage,
         entry: entry.to_string(),
@@ -76,21 +76,26 @@ fn empty(stage: Stage, entry: &str) -> Glsl {
     }
 }
 
-/// Every module a case needs, as GLSL; `Err(NotSupported)` for what cannot
-/// be expressed.
-pub fn glsl(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Glsl>), BackendError> {
-    let interface = Interface::of(&case.library).map_err(BackendError::NotSupported)?;
-    let mut glsl: Vec<Glsl> = Vec::new();
-    let want = |name: &str, glsl: &mut Vec<Glsl>| -> Result<(), BackendError> {
-        if glsl.iter().any(|g| g.entry == name) {
-            return Ok(());
+/// An entry point a case's pipeline needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Needed {
+    /// A function of the library, by name.
+    Library(String),
+    /// The empty shader of a miss or callable record without one.
+    Empty(Stage, &'static str),
+}
+
+/// The entry points a case's pipeline needs, each once, in the order of
+/// the shader table (the ray generation shader first): what any front end
+/// (GLSL, HLSL) must compile.
+pub fn needed(case: &Case) -> Result<Vec<Needed>, BackendError> {
+    let mut out: Vec<Needed> = Vec::new();
+    let mut want = |n: Needed| {
+        if !out.contains(&n) {
+            out.push(n);
         }
-        let g = emit::entry_point(&case.library, name, &interface, spelling)
-            .map_err(|u| BackendError::NotSupported(format!("`{name}`: {u}")))?;
-        glsl.push(g);
-        Ok(())
     };
-    want(&case.dispatch.raygen, &mut glsl)?;
+    want(Needed::Library(case.dispatch.raygen.clone()));
     let t = &case.shader_table;
     // The ray generation record's constants go into the table like any
     // record's (the layout calculator lays them out); handles do not.
@@ -104,7 +109,7 @@ pub fn glsl(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Glsl>), B
             .into_iter()
             .flatten()
         {
-            want(n, &mut glsl)?;
+            want(Needed::Library(n.clone()));
         }
     }
     for (records, stage, name) in [
@@ -113,9 +118,8 @@ pub fn glsl(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Glsl>), B
     ] {
         for r in records {
             match &r.shader {
-                Some(n) => want(n, &mut glsl)?,
-                None if !glsl.iter().any(|g| g.entry == name) => glsl.push(empty(stage, name)),
-                None => {}
+                Some(n) => want(Needed::Library(n.clone())),
+                None => want(Needed::Empty(stage, name)),
             }
         }
         if records.iter().any(|r| !r.local_root_arguments.is_empty()) {
@@ -123,6 +127,21 @@ pub fn glsl(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Glsl>), B
                 "local root arguments other than constants".into(),
             ));
         }
+    }
+    Ok(out)
+}
+
+/// Every module a case needs, as GLSL; `Err(NotSupported)` for what cannot
+/// be expressed.
+pub fn glsl(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Glsl>), BackendError> {
+    let interface = Interface::of(&case.library).map_err(BackendError::NotSupported)?;
+    let mut glsl: Vec<Glsl> = Vec::new();
+    for n in needed(case)? {
+        glsl.push(match n {
+            Needed::Library(name) => emit::entry_point(&case.library, &name, &interface, spelling)
+                .map_err(|u| BackendError::NotSupported(format!("`{name}`: {u}")))?,
+            Needed::Empty(stage, name) => empty(stage, name),
+        });
     }
     Ok((interface, glsl))
 }
@@ -194,6 +213,22 @@ impl Backend for VulkanBackend {
                 "only cases that run shaders".into(),
             ));
         }
+        unexpressible(case).map_err(BackendError::NotSupported)?;
+        let (interface, modules) = modules(case)?;
+        self.execute(case, &interface, &modules)
+    }
+}
+
+impl VulkanBackend {
+    /// Runs a case's compiled modules on the device: the device layer that
+    /// every front end (GLSL through glslang, HLSL through Slang) shares.
+    pub fn execute(
+        &self,
+        case: &Case,
+        interface: &Interface,
+        modules: &[Module],
+    ) -> Result<Execution, BackendError> {
+        unexpressible(case).map_err(BackendError::NotSupported)?;
         // The device was there at the start; losing it for good is an
         // error of the run, not a case the backend declines.
         let mut guard = self
@@ -218,15 +253,13 @@ impl Backend for VulkanBackend {
                 "local root arguments other than constants".into(),
             ));
         }
-        unexpressible(case).map_err(BackendError::NotSupported)?;
-        let (interface, modules) = modules(case)?;
         let outputs = gpu
             .run(&crate::device::Job {
                 scene: &case.scene,
                 table: &case.shader_table,
                 dispatch: &case.dispatch,
-                interface: &interface,
-                modules: &modules,
+                interface,
+                modules,
             })
             .map_err(|e| {
                 if e.starts_with("opacity micromaps")

@@ -79,11 +79,24 @@ pub fn spirv_val() -> Option<PathBuf> {
 /// Validates SPIR-V words with `spirv-val --target-env vulkan1.3`; `name`
 /// tells concurrent callers' files apart. Returns the tool's message.
 pub fn validate(tool: &Path, words: &[u32], name: &str) -> Result<(), String> {
+    validate_with(tool, words, name, &[])
+}
+
+/// [`validate`] with more `spirv-val` options (`--scalar-block-layout`
+/// for modules whose buffers use the scalar layout, which the device
+/// layer enables).
+pub fn validate_with(
+    tool: &Path,
+    words: &[u32],
+    name: &str,
+    options: &[&str],
+) -> Result<(), String> {
     let file = std::env::temp_dir().join(format!("ser-emit-{}-{name}.spv", std::process::id()));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
     let out = Command::new(tool)
         .args(["--target-env", "vulkan1.3"])
+        .args(options)
         .arg(&file)
         .output()
         .map_err(|e| e.to_string())?;

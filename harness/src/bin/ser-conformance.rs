@@ -12,6 +12,7 @@
 //! ser-conformance capabilities | codes   # what backends may claim and report
 //! ser-conformance fuzz --backend B [--cases N] [--seed S] [--out DIR]  # differential fuzzing
 //! ser-conformance mutants [--cases DIR] [--out FILE.md]   # the suite against every mutant
+//! ser-conformance emit --lang hlsl|glsl [--profile P] ID  # a case as a compiler reads it
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -68,6 +69,26 @@ enum Command {
     /// Run the suite against every mutant of the reference and print which
     /// cases kill each; fails if a bug mutant survives or a control fails.
     Mutants(MutantsArgs),
+    /// Print one case's shaders as a compiler reads them: HLSL in the
+    /// spelling of an HLSL profile (with Vulkan bindings), or the GLSL
+    /// modules of a Vulkan profile. For reports to compiler teams.
+    Emit(EmitArgs),
+}
+
+#[derive(clap::Args)]
+struct EmitArgs {
+    /// The case's id (`hit_object/hit/closest_hit_wins`).
+    id: String,
+    /// `hlsl` or `glsl`.
+    #[arg(long, value_parser = ["hlsl", "glsl"])]
+    lang: String,
+    /// The profile whose spelling to use (default: the case's first of the
+    /// language's profiles).
+    #[arg(long)]
+    profile: Option<String>,
+    /// The folder of case files (default: the repository's `cases/`).
+    #[arg(long)]
+    cases: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -240,6 +261,72 @@ fn mutants(args: MutantsArgs) -> ExitCode {
     }
 }
 
+/// `emit`: the case's shaders in the language a compiler reads.
+fn emit(args: EmitArgs) -> ExitCode {
+    let dir = args.cases.unwrap_or_else(|| repo_dir("cases"));
+    let Some(case) = ser_harness::load::load_dir(&dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|c| c.id == args.id)
+    else {
+        return fail(format!("no case `{}` under {}", args.id, dir.display()));
+    };
+    let hlsl = args.lang == "hlsl";
+    let profile = match args.profile.as_deref().map(parse_profile).transpose() {
+        Ok(Some(p)) => p,
+        Ok(None) => match case.profiles.iter().find(|p| p.is_hlsl() == hlsl) {
+            Some(p) => *p,
+            None => {
+                return fail(format!(
+                    "case `{}` applies to no {} profile",
+                    case.id, args.lang
+                ))
+            }
+        },
+        Err(e) => return fail(e),
+    };
+    if profile.is_hlsl() != hlsl {
+        return fail(format!(
+            "profile {profile} is written in {}; ask for --lang {}",
+            if hlsl { "GLSL" } else { "HLSL" },
+            if hlsl { "glsl" } else { "hlsl" }
+        ));
+    }
+    if hlsl {
+        return match ser_targets::hlsl::library(&case.library, profile) {
+            Ok(text) => {
+                println!("// {} ({profile}), HLSL for Vulkan\n{text}", case.id);
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    let spelling = ser_targets::glsl::Spelling::for_profile(profile).expect("a Vulkan profile");
+    let interface = match ser_targets::interface::Interface::of(&case.library) {
+        Ok(i) => i,
+        Err(e) => return fail(e),
+    };
+    let mut entries: Vec<&str> = vec![case.dispatch.raygen.as_str()];
+    let t = &case.shader_table;
+    let records = t
+        .hit_groups
+        .iter()
+        .flat_map(|r| [&r.closest_hit, &r.any_hit, &r.intersection]);
+    let more = t.miss.iter().chain(&t.callable).map(|r| &r.shader);
+    for n in records.chain(more).flatten() {
+        if !entries.contains(&n.as_str()) {
+            entries.push(n);
+        }
+    }
+    for entry in entries {
+        match ser_targets::glsl::entry_point(&case.library, entry, &interface, spelling) {
+            Ok(g) => println!("// ---- {entry} ({:?}, {profile})\n{}", g.stage, g.source),
+            Err(e) => return fail(format!("`{entry}`: {e}")),
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn fail(message: String) -> ExitCode {
     eprintln!("ser-conformance: {message}");
     ExitCode::from(2)
@@ -358,14 +445,18 @@ fn backend_with_timeout(
 /// The backend `--backend` names.
 fn backend(args: &BackendArgs, timeout: Option<Duration>) -> Result<Arc<dyn Backend>, String> {
     let profile = args.profile.as_deref().map(parse_profile).transpose()?;
-    // `vulkan`: the Vulkan backend's program, next to this one.
-    let named = match args.backend.as_str() {
-        "vulkan" => std::env::current_exe()
+    // `vulkan`, `slang`: the backend's program, next to this one.
+    let sibling = |program: &str, package: &str| {
+        std::env::current_exe()
             .ok()
-            .and_then(|p| p.parent().map(|d| d.join("ser-vulkan")))
+            .and_then(|p| p.parent().map(|d| d.join(program)))
             .filter(|p| p.exists())
             .map(|p| format!("exec:{}", p.display()))
-            .ok_or("--backend vulkan: no `ser-vulkan` next to `ser-conformance` (build it: cargo build --release -p ser-vulkan)")?,
+            .ok_or(format!("--backend {}: no `{program}` next to `ser-conformance` (build it: cargo build --release -p {package})", args.backend))
+    };
+    let named = match args.backend.as_str() {
+        "vulkan" => sibling("ser-vulkan", "ser-vulkan")?,
+        "slang" => sibling("ser-slang", "ser-slang")?,
         other => other.to_string(),
     };
     if let Some(rest) = named.strip_prefix("exec:") {
@@ -411,6 +502,7 @@ fn main() -> ExitCode {
         Some(Command::Mutants(m)) => return mutants(m),
         Some(Command::Serve(s)) => return serve_reference(s),
         Some(Command::Fuzz(f)) => return fuzz(f),
+        Some(Command::Emit(e)) => return emit(e),
         Some(Command::ProtocolSchemas { dir }) => return protocol_schemas(&dir),
         Some(Command::Capabilities) => {
             for (name, what) in ser_harness::capability::CAPABILITIES {

@@ -3,8 +3,9 @@
 //! optional expectation (a diagnostic a text only recommends) may be
 //! missing; nothing else may be added.
 
-use crate::load::ExpectedDiagnostic;
-use ser_reference::validate::Diagnostic;
+use crate::load::{Case, ExpectedDiagnostic};
+use ser_reference::validate::{Diagnostic, Severity};
+use ser_reference::Profile;
 
 /// What differs, one line per missing or unexpected diagnostic.
 pub fn check(expected: &[ExpectedDiagnostic], actual: &[Diagnostic]) -> Vec<String> {
@@ -35,4 +36,49 @@ pub fn check(expected: &[ExpectedDiagnostic], actual: &[Diagnostic]) -> Vec<Stri
         }
     }
     problems
+}
+
+/// Judging by rejection with locations: whether a rejection whose errors
+/// point at `lines` of the case's text shows the rule the case breaks. It
+/// does when one of them is a line where the suite's validator finds an
+/// error the case expects (test262's check of an error's phase and type,
+/// made sharper by place); a rejection somewhere else was for another
+/// reason. With no lines (a compiler that gives none) the rejection alone
+/// is judged, and the message says so.
+pub fn located(
+    case: &Case,
+    profile: Profile,
+    expected: &[ExpectedDiagnostic],
+    lines: &[u32],
+) -> Result<String, String> {
+    if lines.is_empty() {
+        return Ok("the compiler gave no location".into());
+    }
+    let program = ser_reference::program::Program::new(profile.adapt(&case.library))
+        .map_err(|e| format!("the case's library does not load: {e}"))?;
+    let mut broken: Vec<u32> = ser_reference::validate::validate(&program, profile, &case.limits)
+        .iter()
+        .filter(|d| {
+            d.severity == Severity::Error
+                && expected
+                    .iter()
+                    .any(|e| e.code == d.code && e.severity == Severity::Error)
+        })
+        .map(|d| d.span.line)
+        .collect();
+    broken.sort_unstable();
+    broken.dedup();
+    let list = |l: &[u32]| l.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    if broken.iter().any(|l| lines.contains(l)) {
+        Ok(format!(
+            "at line {}, where the rule is broken",
+            list(&broken)
+        ))
+    } else {
+        Err(format!(
+            "rejected for another reason: the compiler's errors are at line(s) {}, the case breaks its rule at line(s) {}",
+            list(lines),
+            list(&broken)
+        ))
+    }
 }

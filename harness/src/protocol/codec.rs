@@ -258,7 +258,10 @@ mod tests {
         };
         let line = encode(&h);
         assert!(line.starts_with(r#"{"type":"hello""#), "{line}");
-        assert!(!line.contains("phase"), "a running backend's hello names no phase: {line}");
+        assert!(
+            !line.contains("phase"),
+            "a running backend's hello names no phase: {line}"
+        );
         assert_eq!(decode::<BackendHello>("hello", &line).unwrap(), h);
         let compiler = BackendHello {
             phase: crate::claim::Phase::Compile,

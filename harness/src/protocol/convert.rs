@@ -136,8 +136,14 @@ pub fn reply(id: &str, ran: Result<Execution, BackendError>) -> Reply {
             }),
             Output::Layout(Ok(layout)) => Reply::Layout(LayoutReply { id, layout }),
             Output::Layout(Err(error)) => Reply::LayoutError(LayoutErrorReply { id, error }),
-            Output::Compiled(output) => Reply::Compiled(CompiledReply { id, output }),
-            Output::Rejected(message) => Reply::Rejected(RejectedReply { id, message }),
+            Output::Compiled { output, invalid } => Reply::Compiled(CompiledReply {
+                id,
+                output,
+                invalid,
+            }),
+            Output::Rejected { message, lines } => {
+                Reply::Rejected(RejectedReply { id, message, lines })
+            }
         },
         Err(BackendError::NotSupported(reason)) => {
             Reply::NotSupported(NotSupportedReply { id, reason })
@@ -167,8 +173,14 @@ pub fn output_of(reply: Reply) -> Result<Execution, BackendError> {
         ),
         Reply::Layout(r) => Output::Layout(Ok(r.layout)),
         Reply::LayoutError(r) => Output::Layout(Err(r.error)),
-        Reply::Compiled(r) => Output::Compiled(r.output),
-        Reply::Rejected(r) => Output::Rejected(r.message),
+        Reply::Compiled(r) => Output::Compiled {
+            output: r.output,
+            invalid: r.invalid,
+        },
+        Reply::Rejected(r) => Output::Rejected {
+            message: r.message,
+            lines: r.lines,
+        },
         Reply::NotSupported(r) => return Err(BackendError::NotSupported(r.reason)),
         Reply::Error(r) => return Err(BackendError::Failed(r.message)),
     };

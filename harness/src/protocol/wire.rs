@@ -208,6 +208,10 @@ pub struct CompiledReply {
     /// What it compiled to, for people (`SPIR-V, valid`).
     #[serde(default)]
     pub output: String,
+    /// Why the compiled output is invalid, when the backend's own check of
+    /// it failed (`spirv-val`'s message); absent when it passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
 }
 
 /// `rejected`: the compiler rejected the program; the backend cannot name
@@ -218,6 +222,11 @@ pub struct RejectedReply {
     pub id: String,
     /// The compiler's message.
     pub message: String,
+    /// The lines of the case's library text (1-based) its errors point at,
+    /// when the backend can tell; a negative case then passes only when
+    /// one of them is where the case breaks its rule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<u32>,
 }
 
 /// `not_supported`: the backend cannot run this case (a feature it lacks).

@@ -33,6 +33,15 @@ pub fn check(v: &mut Validator) {
     }
 }
 
+/// The variable an lvalue-like expression starts from: `h`, `hs[1]`, `s.h`.
+fn root_variable(e: &ser_lang::ast::Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Ident(n) => Some(n),
+        ExprKind::Index(base, _) | ExprKind::Member(base, _) => root_variable(base),
+        _ => None,
+    }
+}
+
 /// Checks `f` as part of `entry`'s stage, then the functions it calls.
 fn visit<'p>(
     v: &mut Validator<'p>,
@@ -78,17 +87,30 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
         if holds(&f.return_type) || f.params.iter().any(|p| holds(&p.ty)) {
             uses.push((f.span, "a HitObject parameter or result".to_string()));
         }
+        let mut holders: Vec<String> = f
+            .params
+            .iter()
+            .filter(|p| holds(&p.ty))
+            .map(|p| p.name.clone())
+            .collect();
         for (name, ty, span) in Facts::of(program, f).decls {
             if holds(&ty) {
                 uses.push((span, format!("the HitObject variable `{name}`")));
+                holders.push(name);
             }
         }
-        ser_lang::visit::function_exprs(f, &mut |e| {
-            if let ExprKind::StaticCall { ty, method, .. } = &e.kind {
-                if ty == "HitObject" {
-                    uses.push((e.span, format!("`HitObject::{method}`")));
-                }
+        ser_lang::visit::function_exprs(f, &mut |e| match &e.kind {
+            ExprKind::StaticCall { ty, method, .. } if ty == "HitObject" => {
+                uses.push((e.span, format!("`HitObject::{method}`")));
             }
+            // A method of a HitObject variable (or of an element or
+            // member of one): each use is a use of the type.
+            ExprKind::MethodCall {
+                receiver, method, ..
+            } if root_variable(receiver).is_some_and(|n| holders.iter().any(|h| h == n)) => {
+                uses.push((e.span, format!("`HitObject::{method}`")));
+            }
+            _ => {}
         });
         for (span, what) in uses {
             if stage == Stage::AnyHit && mutation::active(Mutation::ValidatorHitObjectInAnyHit) {

@@ -691,4 +691,3 @@ impl<'a> Emitter<'a> {
         Ok(out)
     }
 }
-
