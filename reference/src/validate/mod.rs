@@ -326,7 +326,11 @@ mod tests {
         assert_eq!(codes(&miss, p), ["reorder_stage"]);
         let callable =
             format!("{HELPER}[shader(\"callable\")] void C(inout P p) {{ p.v = Helper(); }}");
-        assert_eq!(codes(&callable, p), ["hit_object_stage", "reorder_stage"]);
+        // The variable's declaration, then the call, then its use.
+        assert_eq!(
+            codes(&callable, p),
+            ["hit_object_stage", "reorder_stage", "hit_object_stage"]
+        );
     }
 
     #[test]
