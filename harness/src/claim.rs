@@ -12,10 +12,10 @@
 
 use crate::backend::Backend;
 use crate::capability::CAPABILITIES;
+use crate::expect::diagnostics::required_error;
 use crate::load::Case;
 use crate::load::Expected;
 use schemars::JsonSchema;
-use ser_reference::validate::Severity;
 use ser_reference::Profile;
 use serde::{Deserialize, Serialize};
 
@@ -127,14 +127,6 @@ impl Claim {
         }
     }
 
-    /// The claim of a backend that compiles only.
-    pub fn compile_only(self) -> Claim {
-        Claim {
-            phase: Phase::Compile,
-            ..self
-        }
-    }
-
     /// What `backend` claims.
     pub fn of(backend: &dyn Backend) -> Claim {
         Claim {
@@ -181,12 +173,7 @@ impl Claim {
             return false;
         }
         match &case.expect {
-            Expected::Diagnostics(list) => {
-                list.is_empty()
-                    || list
-                        .iter()
-                        .any(|d| d.severity == Severity::Error && !d.optional)
-            }
+            Expected::Diagnostics(list) => list.is_empty() || required_error(list).is_some(),
             _ => false,
         }
     }

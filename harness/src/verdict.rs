@@ -304,14 +304,13 @@ fn compare(case: &Case, exec: &Execution, claim: &Claim) -> CaseResult {
         r.choices = legal.choices.clone();
     }
     let expects_error = |expect: &[crate::load::ExpectedDiagnostic]| {
-        expect
-            .iter()
-            .find(|e| e.severity == ser_reference::validate::Severity::Error && !e.optional)
+        crate::expect::diagnostics::required_error(expect)
             .map(|e| format!("error `{}` ({})", e.code.name(), e.code.meaning()))
     };
     match (&case.expect, &exec.output) {
         // Judged by rejection (capability `rejection`): an error expected
-        // and the program rejected, for whatever reason the compiler gives.
+        // and the program rejected where the case breaks its rule (when the
+        // compiler says where).
         (Expected::Diagnostics(_), Output::Rejected { message: why, .. }) if !claim.judges_by_rejection() => {
             problems.push(format!("the backend rejected the program without the suite's codes, and it claims `validation`, which reports them: {why}"))
         }

@@ -42,7 +42,6 @@ pub fn print(lib: &Library) -> String {
 /// The library in a target's spelling.
 pub fn print_as(lib: &Library, spelling: &Spelling) -> String {
     let mut p = Printer {
-        dx: spelling.dx,
         spelling: Some(spelling),
         ..Printer::default()
     };
@@ -73,8 +72,7 @@ pub fn print_type(t: &Type) -> String {
 struct Printer<'a> {
     out: String,
     indent: usize,
-    /// Qualify SER's names with namespace `dx` (Shader Model 6.9).
-    dx: bool,
+    /// The target's spelling; none for an expression or type printed alone.
     spelling: Option<&'a Spelling>,
 }
 
@@ -82,7 +80,7 @@ impl Printer<'_> {
     /// A name of [`names::DX_NAMESPACE`], qualified when the library spells
     /// them in namespace `dx`.
     fn ser_name(&mut self, name: &str) {
-        if self.dx && crate::names::DX_NAMESPACE.contains(&name) {
+        if self.spelling.is_some_and(|s| s.dx) && crate::names::DX_NAMESPACE.contains(&name) {
             self.out.push_str("dx::");
         }
         self.out.push_str(name);

@@ -5,6 +5,66 @@
 //! constants are its shader record data, right after the handle.
 
 use ser_lang::ast::{Item, Library, ResourceKind, ScalarType, Type};
+use ser_reference::program::Stage;
+use ser_reference::sbt::ShaderTable;
+
+/// Entry names for records without a shader: a miss or callable record
+/// needs a shader in Vulkan; an empty one does what no shader does.
+pub const EMPTY_MISS: &str = "__empty_miss";
+pub const EMPTY_CALLABLE: &str = "__empty_callable";
+
+/// An entry point a case's pipeline needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Needed {
+    /// A function of the library, by name.
+    Library(String),
+    /// The empty shader of a miss or callable record without one.
+    Empty(Stage, &'static str),
+}
+
+/// The entry points a pipeline of `table` with ray generation shader
+/// `raygen` needs, each once, in the order of the table (the ray generation
+/// shader first): what any front end (GLSL, HLSL) must compile. `Err` for
+/// local root arguments other than constants, which the pipeline does not
+/// lay out.
+pub fn needed(raygen: &str, table: &ShaderTable) -> Result<Vec<Needed>, String> {
+    const ROOT_ARGUMENTS: &str = "local root arguments other than constants";
+    let mut out: Vec<Needed> = Vec::new();
+    let mut want = |n: Needed| {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    };
+    want(Needed::Library(raygen.to_string()));
+    // The ray generation record's constants go into the table like any
+    // record's (the layout calculator lays them out); handles do not.
+    if !table.raygen.local_root_arguments.is_empty() {
+        return Err(ROOT_ARGUMENTS.into());
+    }
+    for r in &table.hit_groups {
+        for n in [&r.closest_hit, &r.any_hit, &r.intersection]
+            .into_iter()
+            .flatten()
+        {
+            want(Needed::Library(n.clone()));
+        }
+    }
+    for (records, stage, name) in [
+        (&table.miss, Stage::Miss, EMPTY_MISS),
+        (&table.callable, Stage::Callable, EMPTY_CALLABLE),
+    ] {
+        for r in records {
+            match &r.shader {
+                Some(n) => want(Needed::Library(n.clone())),
+                None => want(Needed::Empty(stage, name)),
+            }
+        }
+        if records.iter().any(|r| !r.local_root_arguments.is_empty()) {
+            return Err(ROOT_ARGUMENTS.into());
+        }
+    }
+    Ok(out)
+}
 
 pub const SET: u32 = 0;
 pub const ACCELERATION_STRUCTURE_BINDING: u32 = 0;

@@ -9,6 +9,7 @@ use ash::vk;
 use ser_harness::backend::{Backend, BackendError, Execution, Output};
 use ser_harness::load::{Case, Expected};
 use ser_reference::Profile;
+pub use ser_targets::interface::Needed;
 use std::sync::Mutex;
 
 pub struct VulkanBackend {
@@ -76,59 +77,11 @@ pub fn empty(stage: Stage, entry: &str) -> Glsl {
     }
 }
 
-/// An entry point a case's pipeline needs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Needed {
-    /// A function of the library, by name.
-    Library(String),
-    /// The empty shader of a miss or callable record without one.
-    Empty(Stage, &'static str),
-}
-
-/// The entry points a case's pipeline needs, each once, in the order of
-/// the shader table (the ray generation shader first): what any front end
-/// (GLSL, HLSL) must compile.
+/// The entry points a case's pipeline needs ([`ser_targets::interface::needed`]);
+/// local root arguments other than constants make the case not supported.
 pub fn needed(case: &Case) -> Result<Vec<Needed>, BackendError> {
-    let mut out: Vec<Needed> = Vec::new();
-    let mut want = |n: Needed| {
-        if !out.contains(&n) {
-            out.push(n);
-        }
-    };
-    want(Needed::Library(case.dispatch.raygen.clone()));
-    let t = &case.shader_table;
-    // The ray generation record's constants go into the table like any
-    // record's (the layout calculator lays them out); handles do not.
-    if !t.raygen.local_root_arguments.is_empty() {
-        return Err(BackendError::NotSupported(
-            "local root arguments other than constants".into(),
-        ));
-    }
-    for r in &t.hit_groups {
-        for n in [&r.closest_hit, &r.any_hit, &r.intersection]
-            .into_iter()
-            .flatten()
-        {
-            want(Needed::Library(n.clone()));
-        }
-    }
-    for (records, stage, name) in [
-        (&t.miss, Stage::Miss, crate::device::EMPTY_MISS),
-        (&t.callable, Stage::Callable, crate::device::EMPTY_CALLABLE),
-    ] {
-        for r in records {
-            match &r.shader {
-                Some(n) => want(Needed::Library(n.clone())),
-                None => want(Needed::Empty(stage, name)),
-            }
-        }
-        if records.iter().any(|r| !r.local_root_arguments.is_empty()) {
-            return Err(BackendError::NotSupported(
-                "local root arguments other than constants".into(),
-            ));
-        }
-    }
-    Ok(out)
+    ser_targets::interface::needed(&case.dispatch.raygen, &case.shader_table)
+        .map_err(BackendError::NotSupported)
 }
 
 /// Every module a case needs, as GLSL; `Err(NotSupported)` for what cannot
@@ -213,7 +166,6 @@ impl Backend for VulkanBackend {
                 "only cases that run shaders".into(),
             ));
         }
-        unexpressible(case).map_err(BackendError::NotSupported)?;
         let (interface, modules) = modules(case)?;
         self.execute(case, &interface, &modules)
     }

@@ -306,20 +306,15 @@ fn emit(args: EmitArgs) -> ExitCode {
         Ok(i) => i,
         Err(e) => return fail(e),
     };
-    let mut entries: Vec<&str> = vec![case.dispatch.raygen.as_str()];
-    let t = &case.shader_table;
-    let records = t
-        .hit_groups
-        .iter()
-        .flat_map(|r| [&r.closest_hit, &r.any_hit, &r.intersection]);
-    let more = t.miss.iter().chain(&t.callable).map(|r| &r.shader);
-    for n in records.chain(more).flatten() {
-        if !entries.contains(&n.as_str()) {
-            entries.push(n);
-        }
-    }
-    for entry in entries {
-        match ser_targets::glsl::entry_point(&case.library, entry, &interface, spelling) {
+    let needed = match ser_targets::interface::needed(&case.dispatch.raygen, &case.shader_table) {
+        Ok(n) => n,
+        Err(e) => return fail(e),
+    };
+    for n in needed {
+        let ser_targets::interface::Needed::Library(entry) = n else {
+            continue;
+        };
+        match ser_targets::glsl::entry_point(&case.library, &entry, &interface, spelling) {
             Ok(g) => println!("// ---- {entry} ({:?}, {profile})\n{}", g.stage, g.source),
             Err(e) => return fail(format!("`{entry}`: {e}")),
         }

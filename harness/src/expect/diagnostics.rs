@@ -38,6 +38,14 @@ pub fn check(expected: &[ExpectedDiagnostic], actual: &[Diagnostic]) -> Vec<Stri
     problems
 }
 
+/// The first error a case requires (not an optional one): what a rejection
+/// can show.
+pub fn required_error(expected: &[ExpectedDiagnostic]) -> Option<&ExpectedDiagnostic> {
+    expected
+        .iter()
+        .find(|e| e.severity == Severity::Error && !e.optional)
+}
+
 /// Judging by rejection with locations: whether a rejection whose errors
 /// point at `lines` of the case's text shows the rule the case breaks. It
 /// does when one of them is a line where the suite's validator finds an
@@ -69,10 +77,15 @@ pub fn located(
     broken.sort_unstable();
     broken.dedup();
     let list = |l: &[u32]| l.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
-    if broken.iter().any(|l| lines.contains(l)) {
+    let matched: Vec<u32> = broken
+        .iter()
+        .copied()
+        .filter(|l| lines.contains(l))
+        .collect();
+    if !matched.is_empty() {
         Ok(format!(
             "at line {}, where the rule is broken",
-            list(&broken)
+            list(&matched)
         ))
     } else {
         Err(format!(

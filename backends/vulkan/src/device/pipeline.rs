@@ -11,11 +11,7 @@ use ash::vk;
 use ser_reference::sbt::layout::{self, Api, Layout, Packing, Rules};
 use ser_reference::sbt::{ShaderTable, Table};
 
-/// Entry names the backend uses for records without a shader: a miss or
-/// callable record needs a shader in Vulkan; an empty one does what no
-/// shader does.
-pub const EMPTY_MISS: &str = "__empty_miss";
-pub const EMPTY_CALLABLE: &str = "__empty_callable";
+pub use ser_targets::interface::{EMPTY_CALLABLE, EMPTY_MISS};
 
 pub struct Pipeline {
     pub pipeline: vk::Pipeline,
