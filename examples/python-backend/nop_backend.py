@@ -7,7 +7,8 @@ It "implements" only NOP hit objects: a raygeneration shader made of
 stores `Out[i] = h.Accessor();` of scalar accessors into scalar buffers.
 It reads the shaders from the request's JSON IR. Every other case gets
 `not_supported` with the reason: a declined case inside the claim (the
-profile, no optional capability), which the runner counts against it, so
+profile with SER, `shader_execution_reorder`, and no other optional
+capability), which the runner counts against it, so
 its verdict is NOT CONFORMANT with some 500 gaps, as it should be.
 
 Run it:  ser-conformance --backend "exec:python3 examples/python-backend/nop_backend.py"
@@ -82,7 +83,7 @@ def run(request):
 def main():
     hello = json.loads(sys.stdin.readline())
     send({"type": "hello", "protocol": PROTOCOL, "name": "python-nop-example",
-          "profile": hello.get("profile") or "0027-maybereorderthread", "capabilities": []})
+          "profile": hello.get("profile") or "0027-maybereorderthread", "capabilities": ["shader_execution_reorder"]})
     if hello.get("protocol") != PROTOCOL:
         return
     for line in sys.stdin:

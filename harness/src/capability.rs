@@ -3,10 +3,14 @@
 //! in `requires`; a backend that lacks one reports the case as not
 //! supported, naming it.
 
-use ser_lang::ast::{ExprKind, Library};
+use ser_lang::ast::{ExprKind, Item, Library, ResourceKind, Type};
 
 /// `(name, what it means)`.
 pub const CAPABILITIES: &[(&str, &str)] = &[
+    (
+        "shader_execution_reorder",
+        "hit objects and reordering (`HitObject`, `MaybeReorderThread`, `reordercoherent`; VK_NV/EXT_ray_tracing_invocation_reorder): a ray tracing implementation without SER is judged on the rest",
+    ),
     ("ray_query", "inline ray tracing (`RayQuery`)"),
     ("hit_object_from_ray_query", "`HitObject::FromRayQuery`"),
     ("hit_object_set_shader_table_index", "`HitObject::SetShaderTableIndex`"),
@@ -48,6 +52,9 @@ pub fn used_by(lib: &Library) -> Vec<&'static str> {
             used.push(c);
         }
     };
+    if uses_ser(lib) {
+        add("shader_execution_reorder");
+    }
     ser_lang::visit::exprs(lib, &mut |e| match &e.kind {
         ExprKind::MethodCall { method, .. } => match method.as_str() {
             "SetShaderTableIndex" => add("hit_object_set_shader_table_index"),
@@ -78,4 +85,38 @@ pub fn used_by(lib: &Library) -> Vec<&'static str> {
         }
     }
     used
+}
+
+/// Whether a library uses SER at all: a `HitObject` anywhere (a `HitObject::`
+/// call, or the type in a signature, a local, a struct or groupshared
+/// memory), a reorder call, or a `reordercoherent` resource. Everything else
+/// is ray tracing that an implementation without SER can run.
+fn uses_ser(lib: &Library) -> bool {
+    let mut found = false;
+    ser_lang::visit::exprs(lib, &mut |e| match &e.kind {
+        ExprKind::StaticCall { ty, .. } if ty == "HitObject" => found = true,
+        ExprKind::Call { name, .. } if name == "MaybeReorderThread" || name == "ReorderThread" => {
+            found = true
+        }
+        _ => {}
+    });
+    found
+        || ser_lang::visit::types(lib).any(has_hit_object)
+        || lib.items.iter().any(|item| match item {
+            Item::Struct(s) => s.fields.iter().any(|f| has_hit_object(&f.ty)),
+            Item::GroupShared(g) => has_hit_object(&g.ty),
+            Item::Resource(r) => {
+                r.storage.iter().any(|s| s == "reordercoherent")
+                    || matches!(&r.kind, ResourceKind::RwStructuredBuffer(t) if has_hit_object(t))
+            }
+            _ => false,
+        })
+}
+
+fn has_hit_object(t: &Type) -> bool {
+    match t {
+        Type::HitObject => true,
+        Type::Array(elem, _) => has_hit_object(elem),
+        _ => false,
+    }
 }

@@ -30,6 +30,8 @@ pub struct SlangBackend {
     device: Option<VulkanBackend>,
     spirv_val: Option<PathBuf>,
     name: String,
+    /// Where to keep the SPIR-V Slang emits ([`SlangBackend::keep_spirv`]).
+    spirv_dir: Option<PathBuf>,
 }
 
 /// What Slang is judged on when it only compiles: every capability an HLSL
@@ -39,6 +41,7 @@ pub struct SlangBackend {
 /// shows (`schedule_control`, `sbt_layout`,
 /// `undefined_behaviour_diagnosis`), nor motion blur (no HLSL form).
 pub const COMPILE_CAPABILITIES: &[&str] = &[
+    "shader_execution_reorder",
     "ray_query",
     "hit_object_from_ray_query",
     "hit_object_set_shader_table_index",
@@ -51,8 +54,9 @@ pub const COMPILE_CAPABILITIES: &[&str] = &[
 ];
 
 /// What it is judged on when it runs on the device: what the device layer
-/// can run (`ser_vulkan::backend::CAPABILITIES`) and judging by rejection.
+/// can run (`ser_vulkan::backend::capabilities` on the NVIDIA device) and judging by rejection.
 pub const RUN_CAPABILITIES: &[&str] = &[
+    "shader_execution_reorder",
     "hit_object_set_shader_table_index",
     "hit_object_get_ray_flags",
     "hit_object_load_local_root_table_constant",
@@ -83,6 +87,26 @@ impl SlangBackend {
             device,
             spirv_val,
             name,
+            spirv_dir: None,
+        }
+    }
+
+    /// Writes every module Slang emits to `dir` as `CASE-ENTRY.spv` (the
+    /// case id with `/` as `_`), for triage with `spirv-dis` and for bug
+    /// reports to Slang.
+    pub fn keep_spirv(mut self, dir: Option<PathBuf>) -> SlangBackend {
+        self.spirv_dir = dir;
+        self
+    }
+
+    fn write_spirv(&self, case: &Case, modules: &[(String, Stage, Vec<u32>)]) {
+        let Some(dir) = &self.spirv_dir else { return };
+        for (entry, _, words) in modules {
+            let path = dir.join(format!("{}-{entry}.spv", case.id.replace('/', "_")));
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            if let Err(e) = std::fs::write(&path, bytes) {
+                eprintln!("ser-slang: {}: {e}", path.display());
+            }
         }
     }
 
@@ -238,6 +262,7 @@ impl Backend for SlangBackend {
             .zip(words)
             .map(|((n, s), w)| (n, s, w))
             .collect();
+        self.write_spirv(case, &compiled);
         let invalid = self
             .validate(case, &compiled)
             .map(|m| format!("spirv-val rejects the SPIR-V Slang emitted for {m}"));

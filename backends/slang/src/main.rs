@@ -4,6 +4,7 @@
 //! what it compiles on the Vulkan device (and does not start without one).
 
 use clap::Parser;
+use ser_harness::backend::Backend;
 use ser_harness::protocol::serve::serve;
 use ser_reference::Profile;
 use ser_slang::backend::SlangBackend;
@@ -29,6 +30,9 @@ struct Args {
     /// The profile when the runner names none.
     #[arg(long, default_value = "0027-maybereorderthread")]
     profile: String,
+    /// Write every module Slang emits to this folder (`CASE-ENTRY.spv`).
+    #[arg(long)]
+    spirv_dir: Option<PathBuf>,
     /// Print the library and version it would use, and exit.
     #[arg(long)]
     probe: bool,
@@ -61,6 +65,12 @@ fn main() -> ExitCode {
         if let Err(e) = d.device() {
             return fail(format!("--run: no Vulkan device to run cases on: {e}"));
         }
+        if !d.features().reorder_nv {
+            return fail(format!(
+                "--run: {} has no VK_NV_ray_tracing_invocation_reorder, which the Slang SPIR-V needs",
+                d.name()
+            ));
+        }
         Some(d)
     } else {
         None
@@ -72,9 +82,13 @@ fn main() -> ExitCode {
                 .into(),
         );
     }
+    let spirv_dir = args.spirv_dir;
     let make = move |asked: Option<Profile>| -> Box<dyn ser_harness::backend::Backend> {
         let profile = asked.filter(|p| p.is_hlsl()).unwrap_or(default_profile);
-        Box::new(SlangBackend::new(slang, profile, target, device, spirv_val))
+        Box::new(
+            SlangBackend::new(slang, profile, target, device, spirv_val)
+                .keep_spirv(spirv_dir.clone()),
+        )
     };
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();

@@ -1,8 +1,12 @@
-//! The backend: profile `vulkan-nv`. Each case's entry points are emitted
-//! as GLSL and compiled; what the NV extension or the emitter cannot
+//! The backend. On a device with `VK_NV_ray_tracing_invocation_reorder` it
+//! claims profile `vulkan-nv` with SER; on one without (Mesa's lavapipe) it
+//! claims `vulkan-ext` without `shader_execution_reorder`: ray tracing
+//! pipelines (and ray queries where the device has them), judged on every
+//! case that needs no hit object or reorder. Each case's entry points are
+//! emitted as GLSL and compiled; what the extension or the emitter cannot
 //! express makes the case *not supported*, with the reason.
 
-use crate::device::{Gpu, Module, NoDevice};
+use crate::device::{Features, Gpu, Module, NoDevice};
 use crate::emit::{self, Glsl, Spelling, Stage};
 use crate::interface::Interface;
 use ash::vk;
@@ -17,26 +21,66 @@ pub struct VulkanBackend {
     /// loses the device does not take the next ones with it.
     gpu: Mutex<Result<Gpu, NoDevice>>,
     name: String,
+    /// What the device had when the backend started: the claim.
+    features: Features,
 }
 
-/// Capabilities this backend has: what the NV extension and the emitter
-/// express.
-pub const CAPABILITIES: &[&str] = &[
-    "callable_shaders",
-    "wave_operations",
+/// Capabilities this backend has on any ray tracing device.
+const BASE_CAPABILITIES: &[&str] = &["callable_shaders", "wave_operations"];
+
+/// Capabilities that come with `VK_NV_ray_tracing_invocation_reorder`:
+/// what the NV extension and the emitter express.
+const NV_CAPABILITIES: &[&str] = &[
+    "shader_execution_reorder",
     "hit_object_load_local_root_table_constant",
 ];
+
+/// The capabilities claimed on a device with `features`.
+pub fn capabilities(features: Features) -> Vec<String> {
+    let mut out: Vec<&str> = BASE_CAPABILITIES.to_vec();
+    if features.reorder_nv {
+        out.extend(NV_CAPABILITIES);
+    }
+    out.into_iter().map(str::to_string).collect()
+}
+
+/// The profile claimed: GL_NV's where the device has its extension; else
+/// `vulkan-ext`, whose ray tracing (the Vulkan chapter) is what a device
+/// without SER is judged on.
+pub fn profile(features: Features) -> Profile {
+    if features.reorder_nv {
+        Profile::VulkanNv
+    } else {
+        Profile::VulkanExt
+    }
+}
 
 impl VulkanBackend {
     pub fn new() -> VulkanBackend {
         let gpu = Gpu::open();
+        let features = gpu.as_ref().map(|g| g.features).unwrap_or_default();
+        let profile = profile(features);
         let name = match &gpu {
-            Ok(g) => format!("vulkan-nv ({}, {})", g.name, g.driver.trim()),
-            Err(_) => "vulkan-nv (no device)".to_string(),
+            Ok(g) => format!("{profile} ({}, {})", g.name, g.driver.trim()),
+            Err(_) => format!("{profile} (no device)"),
         };
         VulkanBackend {
             gpu: Mutex::new(gpu),
             name,
+            features,
+        }
+    }
+
+    /// The optional extensions the device has.
+    pub fn features(&self) -> Features {
+        self.features
+    }
+
+    /// The spelling of the GLSL this device compiles.
+    pub fn spelling(&self) -> Spelling {
+        match profile(self.features) {
+            Profile::VulkanNv => Spelling::Nv,
+            _ => Spelling::Ext,
         }
     }
 
@@ -100,8 +144,8 @@ pub fn glsl(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Glsl>), B
 }
 
 /// Every module a case needs, compiled.
-pub fn modules(case: &Case) -> Result<(Interface, Vec<Module>), BackendError> {
-    let (interface, glsl) = glsl(case, Spelling::Nv)?;
+pub fn modules(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Module>), BackendError> {
+    let (interface, glsl) = glsl(case, spelling)?;
     let mut out = Vec::new();
     for g in glsl {
         let spirv = crate::compile::spirv(&g).map_err(|e| {
@@ -153,11 +197,11 @@ impl Backend for VulkanBackend {
     }
 
     fn profile(&self) -> Profile {
-        Profile::VulkanNv
+        profile(self.features)
     }
 
     fn capabilities(&self) -> Vec<String> {
-        CAPABILITIES.iter().map(|c| c.to_string()).collect()
+        capabilities(self.features)
     }
 
     fn run(&self, case: &Case) -> Result<Execution, BackendError> {
@@ -166,7 +210,7 @@ impl Backend for VulkanBackend {
                 "only cases that run shaders".into(),
             ));
         }
-        let (interface, modules) = modules(case)?;
+        let (interface, modules) = modules(case, self.spelling())?;
         self.execute(case, &interface, &modules)
     }
 }
@@ -189,7 +233,9 @@ impl VulkanBackend {
         let Ok(gpu) = &*guard else {
             unreachable!("device() returns only a present device")
         };
-        if case.dispatch.wave_size != gpu.props.subgroup_size {
+        // The wave size matters only to a program that sees its wave.
+        let waves = case.requires.iter().any(|c| c == "wave_operations");
+        if waves && case.dispatch.wave_size != gpu.props.subgroup_size {
             return Err(BackendError::NotSupported(format!(
                 "a wave of {} lanes; this device's subgroups have {}",
                 case.dispatch.wave_size, gpu.props.subgroup_size

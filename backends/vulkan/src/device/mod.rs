@@ -1,8 +1,9 @@
-//! The GPU side: a Vulkan 1.3 device with `VK_KHR_ray_tracing_pipeline`,
-//! `VK_KHR_acceleration_structure` and `VK_NV_ray_tracing_invocation_reorder`,
-//! and what a case needs of it: buffers, acceleration structures built from
-//! the case's scene, a pipeline and shader binding table from its shader
-//! table, one dispatch.
+//! The GPU side: a Vulkan 1.3 device with `VK_KHR_ray_tracing_pipeline` and
+//! `VK_KHR_acceleration_structure`, and, where it has them,
+//! `VK_NV_ray_tracing_invocation_reorder` and `VK_KHR_ray_query` (see
+//! [`Features`]); and what a case needs of it: buffers, acceleration
+//! structures built from the case's scene, a pipeline and shader binding
+//! table from its shader table, one dispatch.
 
 mod accel;
 mod buffer;
@@ -21,12 +22,42 @@ use std::ffi::CStr;
 #[derive(Clone, Debug)]
 pub struct NoDevice(pub String);
 
-const REQUIRED: [&CStr; 4] = [
+const REQUIRED: [&CStr; 3] = [
     khr::ray_tracing_pipeline::NAME,
     khr::acceleration_structure::NAME,
     khr::deferred_host_operations::NAME,
-    ash::nv::ray_tracing_invocation_reorder::NAME,
 ];
+
+/// The optional extensions the backend uses where a device has them: they
+/// decide what the backend claims.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    /// `VK_NV_ray_tracing_invocation_reorder`: SER, under GL_NV's names.
+    pub reorder_nv: bool,
+    /// `VK_KHR_ray_query`: inline ray tracing in every stage.
+    pub ray_query: bool,
+}
+
+impl Features {
+    fn of(has: impl Fn(&CStr) -> bool) -> Features {
+        Features {
+            reorder_nv: has(ash::nv::ray_tracing_invocation_reorder::NAME),
+            ray_query: has(khr::ray_query::NAME),
+        }
+    }
+
+    /// The extensions to enable for them.
+    fn extensions(self) -> Vec<&'static CStr> {
+        let mut out = Vec::new();
+        if self.reorder_nv {
+            out.push(ash::nv::ray_tracing_invocation_reorder::NAME);
+        }
+        if self.ray_query {
+            out.push(khr::ray_query::NAME);
+        }
+        out
+    }
+}
 
 /// What the pipeline and the shader binding table must respect.
 #[derive(Clone, Copy, Debug)]
@@ -51,13 +82,15 @@ pub struct Gpu {
     pub accel: khr::acceleration_structure::Device,
     pub rt: khr::ray_tracing_pipeline::Device,
     pub props: RayTracingProperties,
+    pub features: Features,
     pub name: String,
     pub driver: String,
     cache: cache::Cache,
 }
 
 impl Gpu {
-    /// The first device with every extension the backend needs.
+    /// The first device with every extension the backend needs, one with
+    /// SER (`VK_NV_ray_tracing_invocation_reorder`) before one without.
     pub fn open() -> Result<Gpu, NoDevice> {
         let no = |m: String| NoDevice(m);
         let entry = unsafe { ash::Entry::load() }
@@ -75,7 +108,8 @@ impl Gpu {
         let devices = unsafe { instance.enumerate_physical_devices() }
             .map_err(|e| no(format!("vkEnumeratePhysicalDevices: {e}")))?;
         let mut reasons = Vec::new();
-        let physical = devices.into_iter().find(|&pd| {
+        let mut usable = Vec::new();
+        for pd in devices {
             let exts =
                 unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
             let has = |n: &CStr| exts.iter().any(|e| e.extension_name_as_c_str() == Ok(n));
@@ -84,17 +118,19 @@ impl Gpu {
                 .filter(|n| !has(n))
                 .map(|n| n.to_string_lossy().into_owned())
                 .collect();
-            let props = unsafe { instance.get_physical_device_properties(pd) };
-            let name = props
-                .device_name_as_c_str()
-                .map(|c| c.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if !missing.is_empty() {
+            if missing.is_empty() {
+                usable.push((pd, Features::of(has)));
+            } else {
+                let props = unsafe { instance.get_physical_device_properties(pd) };
+                let name = props
+                    .device_name_as_c_str()
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 reasons.push(format!("{name} lacks {}", missing.join(", ")));
             }
-            missing.is_empty()
-        });
-        let Some(physical) = physical else {
+        }
+        usable.sort_by_key(|(_, f)| !f.reorder_nv);
+        let Some(&(physical, features)) = usable.first() else {
             return Err(no(if reasons.is_empty() {
                 "no Vulkan device".into()
             } else {
@@ -147,17 +183,28 @@ impl Gpu {
             vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default().ray_tracing_pipeline(true);
         let mut f_ser = vk::PhysicalDeviceRayTracingInvocationReorderFeaturesNV::default()
             .ray_tracing_invocation_reorder(true);
+        let mut f_rq = vk::PhysicalDeviceRayQueryFeaturesKHR::default().ray_query(true);
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .features(vk::PhysicalDeviceFeatures::default().shader_int64(true))
             .push_next(&mut f12)
             .push_next(&mut f_as)
-            .push_next(&mut f_rt)
-            .push_next(&mut f_ser);
+            .push_next(&mut f_rt);
+        if features.reorder_nv {
+            f2 = f2.push_next(&mut f_ser);
+        }
+        if features.ray_query {
+            f2 = f2.push_next(&mut f_rq);
+        }
         let priorities = [1.0];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&priorities)];
-        let ext_names: Vec<*const i8> = REQUIRED.iter().map(|n| n.as_ptr()).collect();
+        let ext_names: Vec<*const i8> = REQUIRED
+            .iter()
+            .copied()
+            .chain(features.extensions())
+            .map(|n| n.as_ptr())
+            .collect();
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&ext_names)
@@ -188,6 +235,7 @@ impl Gpu {
             accel,
             rt,
             props,
+            features,
             name,
             driver,
             cache: cache::Cache::new(),
