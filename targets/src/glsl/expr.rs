@@ -229,8 +229,8 @@ impl Emitter<'_> {
                 } else {
                     return unsupported(format!("?: on {at:?} and {bt:?}"));
                 };
-                if t == Type::HitObject {
-                    return unsupported("?: on hit objects");
+                if self.holds_hit_object(&t) {
+                    return unsupported("?: on hit objects or ray queries");
                 }
                 let (ac, bc) = (convert(ac, &at, &t)?, convert(bc, &bt, &t)?);
                 match &ct {
@@ -427,6 +427,8 @@ impl Emitter<'_> {
                 ParamMode::Default | ParamMode::In => {
                     if p.ty == Type::HitObject {
                         parts.push(self.hit_value(a)?);
+                    } else if matches!(p.ty, Type::RayQuery(..)) {
+                        parts.push(self.query_argument(a, &p.ty)?);
                     } else {
                         parts.push(self.expr_as(a, &p.ty)?);
                     }
@@ -557,6 +559,11 @@ impl Emitter<'_> {
             return unsupported("an assignment to a vector buffer element used as a value");
         }
         let (lc, lt) = self.expr(lhs)?;
+        if super::ray_query::is_query(&lt) {
+            return unsupported(
+                "an assignment of a RayQuery (DXR shares the query, dxr.ray_query.type.assignment_shares_state; a rayQueryEXT cannot be assigned)",
+            );
+        }
         if lt == Type::HitObject {
             if op.is_some() {
                 return unsupported("compound assignment of a hit object");

@@ -1,7 +1,10 @@
 //! The IR of a case library as GLSL 460 with `GL_EXT_ray_tracing` and
 //! `GL_NV_shader_invocation_reorder` or `GL_EXT_shader_invocation_reorder`
-//! (the [`Spelling`] of the profile): one module per entry point, with
-//! every struct and helper function it reaches.
+//! (the [`Spelling`] of the profile), and `GL_EXT_ray_query` in the
+//! modules that use a `RayQuery` (`ray_query.rs`; its
+//! `rayQueryInitializeEXT` takes the acceleration structure `traceRayEXT`
+//! does): one module per entry point, with every struct and helper
+//! function it reaches.
 //!
 //! What the emitted modules and the pipeline share is in
 //! [`crate::interface`]; everything else (payload, callable data and
@@ -27,6 +30,7 @@
 
 mod builtins;
 mod expr;
+mod ray_query;
 mod stmt;
 pub(crate) mod types;
 
@@ -163,6 +167,8 @@ pub(crate) struct Uses {
     pub shader_record: bool,
     /// GL_NV_ray_tracing_motion_blur: the motion forms and hitObjectGetCurrentTime*.
     pub motion: bool,
+    /// GL_EXT_ray_query: `RayQuery` (`rayQueryEXT`).
+    pub ray_query: bool,
 }
 
 pub(crate) struct Emitter<'a> {
@@ -523,14 +529,32 @@ impl<'a> Emitter<'a> {
                 ParamMode::Out => "out",
                 ParamMode::InOut => "inout",
             };
-            if p.ty == Type::HitObject && p.mode != ParamMode::Default && p.mode != ParamMode::In {
+            let by_value = matches!(p.mode, ParamMode::Default | ParamMode::In);
+            if self.holds_hit_object(&p.ty) && !matches!(p.ty, Type::HitObject | Type::RayQuery(..))
+            {
+                return unsupported(
+                    "a parameter holding a HitObject or RayQuery in a struct or array",
+                );
+            }
+            if p.ty == Type::HitObject && !by_value {
                 return unsupported("an out or inout HitObject parameter");
+            }
+            if ray_query::is_query(&p.ty) {
+                // An opaque `rayQueryEXT` parameter is the caller's query
+                // (ray_query.rs); GLSL has no out opaque parameters.
+                if !by_value || !matches!(p.ty, Type::RayQuery(..)) {
+                    return unsupported(
+                        "an out or inout RayQuery parameter, or an array of RayQuery as a parameter",
+                    );
+                }
+                ray_query::template_flags(&p.ty)?;
+                self.uses.ray_query = true;
             }
             params.push(format!("{mode} {}", declare(&p.ty, &mangle(&p.name))?));
             scope.insert(p.name.clone(), p.ty.clone());
         }
         if self.holds_hit_object(&f.return_type) {
-            return unsupported("a function returning a HitObject");
+            return unsupported("a function returning a HitObject or a RayQuery");
         }
         let head = format!(
             "{} {}({})",
@@ -642,6 +666,9 @@ impl<'a> Emitter<'a> {
         }
         if self.uses.motion {
             out.push_str("#extension GL_NV_ray_tracing_motion_blur : require\n");
+        }
+        if self.uses.ray_query {
+            out.push_str("#extension GL_EXT_ray_query : require\n");
         }
         if self.uses.subgroup_basic
             || self.uses.subgroup_ballot

@@ -62,7 +62,9 @@ impl Emitter<'_> {
                     };
                     let ty = super::types::normalize(ty);
                     let name = super::types::mangle(&dc.name);
-                    if ty == Type::HitObject {
+                    if super::ray_query::is_query(&ty) {
+                        self.query_decl(&ty, &dc.name, dc.init.as_ref())?;
+                    } else if ty == Type::HitObject {
                         self.line(&format!("hitObjectNV {name};"));
                         match &dc.init {
                             Some(init) => self.hit_into(&name, init)?,
@@ -75,7 +77,7 @@ impl Emitter<'_> {
                         self.flush_pre();
                     } else {
                         if self.holds_hit_object(&ty) {
-                            return unsupported("a HitObject in a struct or array (NV allows hit objects only as plain variables)");
+                            return unsupported("a HitObject in a struct or array (the emitter keeps hit objects only as plain variables), or a RayQuery in a struct (GL_EXT_ray_query allows none)");
                         }
                         let init = match &dc.init {
                             Some(init) => Some(self.expr_as(init, &ty)?),

@@ -54,7 +54,9 @@ pub(crate) fn glsl_type(t: &Type) -> Result<String, Unsupported> {
         }
         Type::Struct(n) => mangle(n),
         Type::HitObject => "hitObjectNV".into(),
-        Type::RayQuery(..) => return unsupported("RayQuery: no ray query on this device"),
+        // GL_EXT_ray_query; the template flags go to rayQueryInitializeEXT
+        // (ray_query.rs).
+        Type::RayQuery(..) => "rayQueryEXT".into(),
         Type::Array(e, n) => format!("{}[{n}]", glsl_type(e)?),
     })
 }
