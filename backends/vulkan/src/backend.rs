@@ -41,6 +41,9 @@ pub fn capabilities(features: Features) -> Vec<String> {
     if features.reorder_nv {
         out.extend(NV_CAPABILITIES);
     }
+    if features.ray_query {
+        out.push("ray_query");
+    }
     out.into_iter().map(str::to_string).collect()
 }
 
