@@ -171,6 +171,8 @@ mutations! {
         "a box or reported hit touching tmin or tmax only at the end is not a candidate (open interval)";
     WatertightDoubleHit, "watertight_double_hit", Bug, "vk.watertight.no_double_hit_shared_edge",
         "a ray through an edge two triangles share hits both";
+    NoDuplicateIgnored, "no_duplicate_ignored", Bug, "vk.confirmation.triangle.may_execute_multiple_times_unless_no_duplicate",
+        "NO_DUPLICATE_ANY_HIT is ignored, and every candidate whose processing may then repeat is processed twice (any-hit shaders, intersection shaders, Proceed)";
     OpaqueRunsAnyHit, "opaque_runs_any_hit", Bug, "vk.confirmation.triangle.opaque_confirmed_immediately",
         "opaque candidates run the any-hit shader too";
     IgnoreHitConfirms, "ignore_hit_confirms", Bug, "vk.confirmation.triangle.ignore_intersection_drops",
@@ -232,7 +234,9 @@ mutations! {
     WatertightLastTriangle, "watertight_last_triangle", Control, "vk.watertight.no_double_hit_shared_edge",
         "a ray through a shared edge or closed-fan vertex always hits the last of the triangles there";
     BoxesEnlarged, "boxes_enlarged", Control, "vk.candidate.aabb.false_positives_may",
-        "the intersection shader of every box the ray misses runs too, as for an enlarged box";
+        "every box the ray misses is a candidate too, as an enlarged box (its intersection shader runs, Proceed returns it)";
+    CandidatesRepeatedTwice, "candidates_repeated_twice", Control, "vk.confirmation.aabb.may_execute_multiple_times",
+        "every candidate whose processing may repeat is processed three times, once more than the reference explores (an intersection shader runs three times, Proceed returns the candidate three times)";
     InvokeSkipsClosestHit, "invoke_skips_closest_hit", Control, "ser.design.canonical_sequence.functionally_equivalent_to_trace_ray",
         "Invoke honours RAY_FLAG_SKIP_CLOSEST_HIT_SHADER of the traced ray (the proposal does not say)";
     ValidatorPayloadAccessUnchecked, "validator_payload_access_unchecked", Control, "dxr.paq.local_copy.compiler_attempts_to_warn",

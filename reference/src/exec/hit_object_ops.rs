@@ -453,7 +453,7 @@ impl<'a> Thread<'a> {
                 q.trace(self.w.scene, flags, uint(2)?, ray, profile, log)?;
                 void
             }
-            "Proceed" => Value::boolean(q.proceed(log)?),
+            "Proceed" => Value::boolean(q.proceed(self.w.scene, log)?),
             "Abort" => {
                 q.abort()?;
                 void

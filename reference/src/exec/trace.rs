@@ -402,10 +402,7 @@ impl<'a> Thread<'a> {
             let result = self.run_intersection(&c, &shader).await;
             let probe = self.probe.take().expect("set above");
             result?;
-            if mutation::active(Mutation::BoxesEnlarged)
-                || (probe.reported || probe.wrote)
-                    && crate::choice::Chooser::choose(&mut self.log, 2, "whether an implementation enlarges a box the ray misses so that its intersection shader runs") == 1
-            {
+            if traversal::repeat::box_enlarged(probe.reported || probe.wrote, &mut self.log) {
                 out.push(c);
             }
         }
@@ -468,23 +465,23 @@ impl<'a> Thread<'a> {
         self.run_intersection(&c, &shader).await?;
         // It "may be executed multiple times for the same intersection
         // candidate" (`vk.confirmation.aabb.may_execute_multiple_times`): a
-        // second run sees the hit the first committed as RayTCurrent, and
-        // may report again. The reference explores one and two runs; it
-        // reads NO_DUPLICATE_ANY_HIT as also ruling out repeated reports of
-        // a geometry's candidates (the chapter does not say).
-        let no_duplicate = self
-            .w
-            .scene
-            .geometry(c.instance, c.geometry)
-            .is_some_and(|g| g.no_duplicate_any_hit);
-        if !no_duplicate
-            && !self.traces.last().expect("tracing").end
-            && crate::choice::Chooser::choose(
-                &mut self.log,
-                2,
-                "whether an intersection shader runs again for the same candidate",
-            ) == 1
-        {
+        // later run sees the hit an earlier one committed as RayTCurrent,
+        // and may report again. The reference explores up to
+        // `traversal::repeat::repeats` more runs; it reads
+        // NO_DUPLICATE_ANY_HIT as also ruling out repeated reports of a
+        // geometry's candidates, whose confirmation the flag keeps from
+        // repeating (the chapter does not say).
+        let may_repeat = traversal::repeat::confirmation_may_repeat(self.w.scene, &c);
+        for _ in 0..traversal::repeat::repeats() {
+            if !may_repeat
+                || self.traces.last().expect("tracing").end
+                || !traversal::repeat::processed_again(
+                    &mut self.log,
+                    "whether an intersection shader runs again for the same candidate",
+                )
+            {
+                break;
+            }
             self.run_intersection(&c, &shader).await?;
         }
         Ok(())
@@ -628,15 +625,10 @@ impl<'a> Thread<'a> {
             return Ok(None);
         };
         let constants = self.w.table.root_constants(Table::HitGroup, c.record);
-        let no_duplicate = self
-            .w
-            .scene
-            .geometry(c.instance, c.geometry)
-            .is_some_and(|g| g.no_duplicate_any_hit);
         let (first_payload, first, first_log) = self
             .any_hit_once(c, t, hit_kind, attributes, &shader, &constants)
             .await?;
-        if no_duplicate {
+        if !traversal::repeat::confirmation_may_repeat(self.w.scene, c) {
             return Ok(first);
         }
         let (second_payload, second, second_log) = self

@@ -7,20 +7,34 @@
 //! (`vk.confirmation.triangle.ray_query_proceed_returns_true`,
 //! `vk.confirmation.aabb.ray_query_proceed_returns_true`).
 //!
-//! Not modelled yet: `Proceed` returns each candidate once and never a box
-//! the ray misses. The chapter allows an AABB candidate for an enlarged box
-//! (`vk.candidate.aabb.false_positives_may`) and a candidate returned more
-//! than once (`vk.confirmation.aabb.may_execute_multiple_times`, and
-//! `vk.confirmation.triangle.may_execute_multiple_times_unless_no_duplicate`
-//! for triangles without `no_duplicate_any_hit`), for ray queries as for
-//! pipeline traces, so the reference's legal sets for queries are narrower
-//! than the text's. The cases of `ray_query/traversal` and `ray_query/stages`
-//! keep clear of the difference (rays meet every box, geometries are
-//! `no_duplicate_any_hit`, results are flags where a box may come back);
-//! those of `ray_query/from_ray_query` (and `reorder/points`'s
-//! `invoke_hit_from_ray_query`) commit procedural candidates without testing
-//! the ray against a box it misses, and would need wider expectations once
-//! this is modelled.
+//! `Proceed` may also return what the scene alone would not give it,
+//! for ray queries as for pipeline traces ([`crate::traversal::repeat`]):
+//!
+//! - a box the ray misses, as an enlarged box
+//!   (`vk.candidate.aabb.enlargement_may`,
+//!   `vk.candidate.aabb.false_positives_may`,
+//!   `vk.confirmation.aabb.no_guarantee_ray_hits_bounds`,
+//!   `dxr.ray_query.control_flow.proceed_may_enumerate_others`): every
+//!   such box that survives culling is explored as reported and not
+//!   ([`false_positives`]), and so is a box the ray meets only beyond the
+//!   `tmax` a commit has lowered ([`box_returned`]). A procedural candidate
+//!   has no `t` a shader can read (`CandidateTriangleRayT` is the
+//!   triangles' only), so what it sees of a false positive is the box's
+//!   instance, geometry and primitive and the ray in its space; a missed
+//!   box's interval is the ray's whole `[tmin, tmax]`, so it may come at any
+//!   point of the search, and a hit the shader commits for it is the
+//!   shader's own `t`, which must still lie within `[RayTMin,
+//!   CommittedRayT]` ([`RayQuery::commit_procedural`]);
+//! - a candidate the shader has processed, again, later in the search
+//!   ([`QueryState::return_again`]): a box always
+//!   (`vk.confirmation.aabb.may_execute_multiple_times`), a non-opaque
+//!   triangle unless its geometry is `no_duplicate_any_hit`
+//!   (`vk.confirmation.triangle.may_execute_multiple_times_unless_no_duplicate`).
+//!   The text sets no bound; the reference explores a candidate returned
+//!   once and twice, and says why that suffices where the suite uses it in
+//!   [`crate::traversal::repeat`]. Opaque triangles are committed by
+//!   `Proceed` itself: confirming one again, at `t` equal to the current
+//!   `tmax`, changes nothing the shader can see, so it is not explored.
 //!
 //! A `RayQuery` variable holds a [`Handle`]: assigning it or passing it to a
 //! function shares one state machine. Which methods each state supports,
@@ -35,6 +49,7 @@ pub use states::unavailable;
 
 use crate::choice::Chooser;
 use crate::hit_object::{Hit, HitObject};
+use crate::numeric::Decision;
 use crate::outcome::{Fault, FaultCode};
 use crate::profile::Profile;
 use crate::ray::{Ray, TraceParams};
@@ -112,6 +127,9 @@ pub struct QueryState {
     pub candidate: Option<Candidate>,
     pub committed: Option<QueryCommit>,
     pub tmax: (f64, f64),
+    /// Candidates `Proceed` has put back to return again, once per
+    /// repetition.
+    pub repeated: Vec<Candidate>,
     pub done: bool,
     /// The ray meets a triangle with an opacity micromap in effect, and the
     /// query may not meet one (see [`RayQuery::trace`]).
@@ -124,11 +142,79 @@ impl PartialEq for QueryState {
             && self.remaining == other.remaining
             && self.candidate == other.candidate
             && self.committed == other.committed
+            && self.repeated == other.repeated
+    }
+}
+
+/// The boxes the ray misses that `TraceRayInline` reports anyway, as an
+/// implementation that enlarged them would
+/// ([`traversal::repeat::box_enlarged`]). Unlike a pipeline trace's
+/// intersection shader, what the calling shader does with such a candidate
+/// cannot be probed ahead, so every box is explored both ways.
+fn false_positives(missed: &[Candidate], chooser: &mut dyn Chooser) -> Vec<Candidate> {
+    missed
+        .iter()
+        .filter(|_| traversal::repeat::box_enlarged(true, chooser))
+        .cloned()
+        .collect()
+}
+
+/// Whether `Proceed` returns a box candidate when it comes up: one the ray
+/// meets within the current `[tmin, tmax]` it must
+/// (`vk.confirmation.aabb.ray_query_proceed_returns_true`,
+/// `dxr.ray_query.control_flow.proceed_enumerates_intersected`); any other
+/// (met only beyond the `tmax` a commit has lowered, or within
+/// implementation precision of it) it may, as the box an implementation
+/// bounds may be larger than the one given
+/// (`vk.candidate.bounds.aabb_implementation_defined`,
+/// [`traversal::repeat::box_enlarged`]): "If a primitive is not intersected
+/// by the ray or is outside the current ray extents, it may or may not be
+/// enumerated" (`dxr.ray_query.control_flow.proceed_may_enumerate_others`).
+fn box_returned(in_range: Decision, chooser: &mut dyn Chooser) -> bool {
+    in_range == Decision::True || traversal::repeat::box_enlarged(true, chooser)
+}
+
+/// Whether `Proceed` may return a candidate again once the shader has
+/// processed it. For a box, returning it to the shader is the processing
+/// that "may: be executed multiple times for the same intersection
+/// candidate" (`vk.confirmation.aabb.may_execute_multiple_times`), with no
+/// exception: a hit the shader commits for it skips generated-candidate
+/// confirmation (`vk.confirmation.aabb.ray_query_generated_skips_confirmation`),
+/// so the flag that keeps confirmation from repeating does not reach it
+/// (unlike a pipeline trace's reports, see `exec::trace`). For a
+/// non-opaque triangle, unless its geometry is `no_duplicate_any_hit`
+/// ([`traversal::repeat::confirmation_may_repeat`]).
+fn may_return_again(scene: &Scene, c: &Candidate) -> bool {
+    match c.kind {
+        CandidateKind::Aabb { .. } => true,
+        CandidateKind::Triangle { .. } => traversal::repeat::confirmation_may_repeat(scene, c),
+    }
+}
+
+impl QueryState {
+    /// Puts a candidate the shader has processed back among those left,
+    /// where the implementation returns it again
+    /// ([`may_return_again`]): at any later point of the search, tested
+    /// again against the current `tmax` as every candidate is, and at most
+    /// [`traversal::repeat::repeats`] times.
+    fn return_again(&mut self, scene: &Scene, c: Candidate, chooser: &mut dyn Chooser) {
+        let times = self.repeated.iter().filter(|r| **r == c).count();
+        if times < traversal::repeat::repeats()
+            && may_return_again(scene, &c)
+            && traversal::repeat::processed_again(
+                chooser,
+                "whether Proceed returns a candidate again later in the search",
+            )
+        {
+            self.repeated.push(c.clone());
+            self.remaining.push(c);
+        }
     }
 }
 
 impl RayQuery {
-    /// `TraceRayInline`: determines and culls every candidate. Under the
+    /// `TraceRayInline`: determines and culls every candidate, with the
+    /// false positives an implementation may add ([`false_positives`]). Under the
     /// HLSL profiles a query declared without
     /// `RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS` may not meet a triangle with
     /// a micromap (`dxr.ray_query.flags.allow_omm.cleared_undefined`); the
@@ -171,9 +257,12 @@ impl RayQuery {
         let micromap_not_allowed = setup.met_micromap
             && profile.is_hlsl()
             && self.query_flags & ray_query_flag::ALLOW_OPACITY_MICROMAPS == 0;
+        let mut remaining = setup.candidates.clone();
+        remaining.extend(false_positives(&setup.missed_boxes, chooser));
         self.state = Some(Box::new(QueryState {
             micromap_not_allowed,
-            remaining: setup.candidates.clone(),
+            remaining,
+            repeated: Vec::new(),
             setup,
             ray,
             candidate: None,
@@ -194,10 +283,12 @@ impl RayQuery {
 
     /// `Proceed`: commits opaque triangles itself and stops at the next
     /// candidate the shader must decide on; `false` when none is left, and
-    /// from then on (`dxr.ray_query.abort.finished_state`).
-    pub fn proceed(&mut self, chooser: &mut dyn Chooser) -> Result<bool, Fault> {
+    /// from then on (`dxr.ray_query.abort.finished_state`). The candidate
+    /// the last call returned may come back later
+    /// ([`QueryState::return_again`]).
+    pub fn proceed(&mut self, scene: &Scene, chooser: &mut dyn Chooser) -> Result<bool, Fault> {
         let st = self.state()?;
-        st.candidate = None;
+        let processed = st.candidate.take();
         if st.done {
             return Ok(false);
         }
@@ -207,6 +298,9 @@ impl RayQuery {
                 "a RayQuery without RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS meets a triangle with an opacity micromap",
             )
             .clause("dxr.omm.inline.flag_omitted_undefined"));
+        }
+        if let Some(c) = processed {
+            st.return_again(scene, c, chooser);
         }
         let tmin = (st.ray.tmin.to_f64(), st.ray.tmin.err);
         let order_matters = traversal::order_matters(
@@ -236,11 +330,7 @@ impl RayQuery {
                 }
                 CandidateKind::Aabb { t0, t1, err } => {
                     let in_range = geometry::aabb_interval_in_range(t0, t1, err, tmin, st.tmax);
-                    if traversal::decide(
-                        in_range,
-                        chooser,
-                        "a box within implementation precision of the current tmax",
-                    ) {
+                    if box_returned(in_range, chooser) {
                         st.candidate = Some(c);
                         return Ok(true);
                     }
@@ -301,7 +391,10 @@ impl RayQuery {
     }
 
     /// `CommitProceduralPrimitiveHit(t)`: `t` must lie within
-    /// `[TMin, current TMax]`.
+    /// `[TMin, current TMax]` (DXR's "RayQuery CommitProceduralPrimitiveHit":
+    /// the shader "must only commit hit(s) when it manually determines that
+    /// a given hit being reported satisfies TMin <= t <= TMax"), for a false
+    /// positive as for a box the ray meets.
     pub fn commit_procedural(
         &mut self,
         t: &Scalar,
@@ -431,5 +524,102 @@ impl RayQuery {
         );
         hit.index = record;
         Ok(HitObject::Hit(Box::new(hit)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::choice::ChoiceLog;
+    use crate::scene::{Aabb, Blas, Geometry, Instance, Primitives, IDENTITY};
+    use std::collections::BTreeSet;
+
+    fn scene(primitives: Primitives, no_duplicate_any_hit: bool) -> Scene {
+        Scene {
+            blas: vec![Blas {
+                geometries: vec![Geometry {
+                    primitives,
+                    opaque: false,
+                    no_duplicate_any_hit,
+                    opacity_micromap: None,
+                }],
+                allow_disable_opacity_micromaps: false,
+            }],
+            instances: vec![Instance {
+                blas: 0,
+                transform: IDENTITY,
+                instance_id: 0,
+                mask: 0xFF,
+                hit_group_offset: 0,
+                flags: vec![],
+                transform_t1: None,
+            }],
+        }
+    }
+
+    /// The ray from the origin along +z, `t` in `[0.5, 100]`.
+    fn ray() -> Ray {
+        let f = Scalar::float;
+        Ray {
+            origin: [f(0.0), f(0.0), f(0.0)],
+            direction: [f(0.0), f(0.0), f(1.0)],
+            tmin: f(0.5),
+            tmax: f(100.0),
+            ..Ray::zero()
+        }
+    }
+
+    /// How many candidates `Proceed` returns to a shader that commits
+    /// none, on every path of choices.
+    fn counts(scene: &Scene) -> BTreeSet<usize> {
+        let mut log = ChoiceLog::default();
+        let mut seen = BTreeSet::new();
+        loop {
+            log.start_run();
+            let mut q = RayQuery::default();
+            q.trace(scene, 0, 0xFF, ray(), Profile::VulkanExt, &mut log)
+                .unwrap();
+            let mut n = 0;
+            while q.proceed(scene, &mut log).unwrap() {
+                n += 1;
+            }
+            seen.insert(n);
+            if !log.advance() {
+                return seen;
+            }
+        }
+    }
+
+    fn triangle() -> Primitives {
+        Primitives::Triangles(vec![[
+            [-1.0, -1.0, 5.0],
+            [3.0, -1.0, 5.0],
+            [-1.0, 3.0, 5.0],
+        ]])
+    }
+
+    fn aabb(x: f32) -> Primitives {
+        Primitives::Aabbs(vec![Aabb {
+            min: [x - 1.0, -1.0, 4.0],
+            max: [x + 1.0, 1.0, 6.0],
+        }])
+    }
+
+    #[test]
+    fn a_box_the_ray_misses_comes_never_once_or_twice() {
+        assert_eq!(counts(&scene(aabb(10.0), true)), BTreeSet::from([0, 1, 2]));
+    }
+
+    #[test]
+    fn a_box_the_ray_meets_comes_once_or_twice_whatever_the_flag() {
+        for flag in [false, true] {
+            assert_eq!(counts(&scene(aabb(0.0), flag)), BTreeSet::from([1, 2]));
+        }
+    }
+
+    #[test]
+    fn a_non_opaque_triangle_comes_again_unless_no_duplicate_any_hit() {
+        assert_eq!(counts(&scene(triangle(), false)), BTreeSet::from([1, 2]));
+        assert_eq!(counts(&scene(triangle(), true)), BTreeSet::from([1]));
     }
 }

@@ -5,13 +5,16 @@
 //! This module holds the pure parts: candidate determination and culling
 //! ([`candidates`]), the order in which candidates are processed
 //! ([`next_candidate`]), closest-hit determination ([`closest`]) and the hit
-//! a committed candidate makes ([`commit`]). The parts that run shaders
-//! (intersection and any-hit) live in `exec::trace`.
+//! a committed candidate makes ([`commit`]). Boxes an implementation may
+//! report although the ray misses them, and candidates it may process more
+//! than once, are [`repeat`]'s. The parts that run shaders (intersection
+//! and any-hit) live in `exec::trace`.
 
 pub mod culling;
 pub mod geometry;
 pub mod micromap;
 pub mod motion;
+pub mod repeat;
 pub mod watertight;
 
 use crate::choice::Chooser;
@@ -79,9 +82,12 @@ pub struct Setup {
     pub spaces: Vec<Option<InstanceSpace>>,
     pub candidates: Vec<Candidate>,
     /// Boxes the ray misses, which survive culling: an implementation may
-    /// enlarge a box and run its intersection shader anyway
-    /// (`vk.candidate.aabb.enlargement_may`, `vk.candidate.aabb.false_positives_may`).
-    /// Their interval is the ray's whole `[tmin, tmax]`.
+    /// enlarge a box and report it anyway, running its intersection shader
+    /// or returning it from `Proceed` (`vk.candidate.aabb.enlargement_may`,
+    /// `vk.candidate.aabb.false_positives_may`, [`repeat::box_enlarged`]).
+    /// Their interval is the ray's whole `[tmin, tmax]`: the enlarged bound
+    /// is implementation-defined (`vk.candidate.bounds.aabb_implementation_defined`),
+    /// so the point where the ray meets it may be anywhere on the ray.
     pub missed_boxes: Vec<Candidate>,
     /// Whether the ray meets, within its extents, a triangle whose opacity
     /// micromap is in effect: "an OMM is encountered during ray traversal"
