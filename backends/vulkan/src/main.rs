@@ -92,6 +92,7 @@ fn main() -> ExitCode {
             Ok(g) => {
                 if let Ok(g) = &*g {
                     println!("{:?}", g.props);
+                    println!("{:?}", g.features);
                 }
                 ExitCode::SUCCESS
             }

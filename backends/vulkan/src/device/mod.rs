@@ -36,6 +36,9 @@ pub struct Features {
     pub reorder_nv: bool,
     /// `VK_KHR_ray_query`: inline ray tracing in every stage.
     pub ray_query: bool,
+    /// `VK_EXT_opacity_micromap`: reported by `--probe` only; the device
+    /// layer builds no micromaps yet.
+    pub opacity_micromap: bool,
 }
 
 impl Features {
@@ -43,6 +46,7 @@ impl Features {
         Features {
             reorder_nv: has(ash::nv::ray_tracing_invocation_reorder::NAME),
             ray_query: has(khr::ray_query::NAME),
+            opacity_micromap: has(ash::ext::opacity_micromap::NAME),
         }
     }
 
