@@ -373,7 +373,8 @@ fn the_python_example_backend_is_not_conformant_to_the_profile_it_claims() {
         .output()
         .unwrap();
     let t = text(&out);
-    // It claims the profile with no capability, and declines most of it.
+    // It claims the profile with SER and no other capability, and declines
+    // most of it.
     assert_eq!(out.status.code(), Some(1), "{t}");
     let v = verdicts(&report);
     let pass: Vec<&String> = v
@@ -394,7 +395,7 @@ fn the_python_example_backend_is_not_conformant_to_the_profile_it_claims() {
     let last = t.lines().rfind(|l| l.starts_with("verdict: ")).unwrap();
     assert!(
         last.starts_with(&format!(
-            "verdict: NOT CONFORMANT to 0027-maybereorderthread with no optional capability: {} of ",
+            "verdict: NOT CONFORMANT to 0027-maybereorderthread with {{shader_execution_reorder}}: {} of ",
             pass.len()
         )) && last.contains("not supported (declined inside the claim)"),
         "{last}"
