@@ -155,8 +155,9 @@ fn a_case_for_another_profile_is_not_applicable() {
     assert!(!r.verdict.fails_run() && !r.verdict.is_applicable());
 }
 
-/// A backend that has no capabilities, panics, fails, declines, or answers
-/// with buffers of the wrong shape, as told.
+/// A backend that claims hit objects (`shader_execution_reorder`, which
+/// the scratch case's shaders use) and nothing else, and panics, fails,
+/// declines, or answers with buffers of the wrong shape, as told.
 struct Stub {
     mode: &'static str,
 }
@@ -169,7 +170,7 @@ impl Backend for Stub {
         Profile::MaybeReorderThread0027
     }
     fn capabilities(&self) -> Vec<String> {
-        Vec::new()
+        vec!["shader_execution_reorder".into()]
     }
     fn run(&self, _: &Case) -> Result<Execution, BackendError> {
         match self.mode {
@@ -232,7 +233,7 @@ fn a_case_inside_the_claim_that_the_backend_declines_counts_against_it() {
     assert_eq!(r.verdict, Verdict::NotSupported);
     assert!(r.verdict.fails_run());
     assert!(
-        r.message.contains("declined a case inside its claim (0027-maybereorderthread with no optional capability): no such feature here"),
+        r.message.contains("declined a case inside its claim (0027-maybereorderthread with {shader_execution_reorder}): no such feature here"),
         "{}",
         r.message
     );
