@@ -251,3 +251,47 @@ fn the_html_folds_long_case_lists_and_totals_each_backend() {
     );
     assert!(html.contains("<details class=doc><summary><b>ser-0027-maybereorderthread.txt</b>"));
 }
+
+/// A case that misses only a recommendation shows its `should` clause not
+/// met, links it to the case, and keeps its other clauses; nothing of it
+/// counts against the backend.
+#[test]
+fn a_recommendation_not_met_shows_its_should_clause_not_met() {
+    let case = "traversal/watertight/shared_edge_exactly_one";
+    let should = "vk.watertight.no_double_hit_shared_edge";
+    let may = "vk.confirmation.triangle.may_execute_multiple_times_unless_no_duplicate";
+    let t = trace(vec![run("lavapipe", &[(case, "warning", &[should])])]);
+    let status = |id: &str| result(t.clauses.iter().find(|r| r.id == id).unwrap(), 0);
+    assert_eq!(
+        status(should),
+        (ClauseStatus::NotMet, vec![case.to_string()])
+    );
+    assert_eq!(status(may).0, ClauseStatus::Pass);
+    assert!(t.runs[0].cases[case].listed() && !t.runs[0].cases[case].failing());
+    let md = t.to_markdown();
+    assert!(
+        md.contains(&format!(
+            "| `{should}` | 🔶 [{case}](#r0-traversal-watertight-shared_edge_exactly_one) |"
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "**traversal/watertight/shared_edge_exactly_one** on lavapipe (recommendation not met)"
+        ),
+        "the case is listed with its message"
+    );
+    let html = t.to_html();
+    assert!(html.contains("<td class='st notmet'>not met: <a href='#r0-traversal-watertight-shared_edge_exactly_one'>"));
+    assert!(html.contains(&format!(" does not meet <code>{should}</code>")));
+    // A failing case citing the clause counts against the backend first.
+    let t = trace(vec![run(
+        "gpu",
+        &[
+            (case, "warning", &[should]),
+            ("traversal/watertight/shared_edge_steep", "fail", &[]),
+        ],
+    )]);
+    let r = t.clauses.iter().find(|r| r.id == should).unwrap();
+    assert_eq!(result(r, 0).0, ClauseStatus::CitedByFailing);
+}

@@ -1,6 +1,8 @@
 //! Verdicts: a wrong expectation fails with the buffer, element, expected
 //! and actual values; profiles and capabilities give "not supported"; a
-//! crashing backend gives "error"; the report records all of it.
+//! crashing backend gives "error"; a run that misses only recommendations
+//! (`should` clauses) is reported without failing; the report records all
+//! of it.
 
 use ser_harness::backend::{Backend, BackendError, Execution, Output};
 use ser_harness::claim::Claim;
@@ -110,7 +112,7 @@ fn report_records_every_case_as_it_finishes() {
     report.summary(&summary, &conclude(&claim, &summary, &scope));
     let records = ser_harness::report::read(&path).unwrap();
     assert_eq!(records[0]["type"], "run");
-    assert_eq!(records[0]["version"], 2);
+    assert_eq!(records[0]["version"], 3);
     assert_eq!(records[0]["profile"], "0027-maybereorderthread");
     assert_eq!(
         records[0]["capabilities"].as_array().unwrap().len(),
@@ -153,8 +155,9 @@ fn a_case_for_another_profile_is_not_applicable() {
     assert!(!r.verdict.fails_run() && !r.verdict.is_applicable());
 }
 
-/// A backend that has no capabilities, panics, fails, declines, or answers
-/// with buffers of the wrong shape, as told.
+/// A backend that claims hit objects (`shader_execution_reorder`, which
+/// the scratch case's shaders use) and nothing else, and panics, fails,
+/// declines, or answers with buffers of the wrong shape, as told.
 struct Stub {
     mode: &'static str,
 }
@@ -167,7 +170,7 @@ impl Backend for Stub {
         Profile::MaybeReorderThread0027
     }
     fn capabilities(&self) -> Vec<String> {
-        Vec::new()
+        vec!["shader_execution_reorder".into()]
     }
     fn run(&self, _: &Case) -> Result<Execution, BackendError> {
         match self.mode {
@@ -230,7 +233,7 @@ fn a_case_inside_the_claim_that_the_backend_declines_counts_against_it() {
     assert_eq!(r.verdict, Verdict::NotSupported);
     assert!(r.verdict.fails_run());
     assert!(
-        r.message.contains("declined a case inside its claim (0027-maybereorderthread with no optional capability): no such feature here"),
+        r.message.contains("declined a case inside its claim (0027-maybereorderthread with {shader_execution_reorder}): no such feature here"),
         "{}",
         r.message
     );
@@ -392,4 +395,194 @@ fn a_case_naming_an_unknown_clause_does_not_load() {
         Some("ser.hit_object.no_such.rule")
     );
     assert_eq!(e.case.as_deref(), Some("u/wrong"));
+}
+
+/// A copy of `cases/traversal/watertight.json` in a scratch folder, so that
+/// its cases keep their ids (`traversal/watertight/...`).
+fn watertight_cases(name: &str) -> std::path::PathBuf {
+    let dir = ser_tests::scratch(name);
+    std::fs::create_dir_all(dir.join("traversal")).unwrap();
+    std::fs::copy(
+        ser_tests::cases_dir().join("traversal/watertight.json"),
+        dir.join("traversal/watertight.json"),
+    )
+    .unwrap();
+    dir
+}
+
+const SHARED_EDGE: &str = "vk.watertight.no_double_hit_shared_edge";
+const NO_DUPLICATE: &str =
+    "vk.confirmation.triangle.may_execute_multiple_times_unless_no_duplicate";
+
+/// A backend that double-hits every shared edge and closed-fan vertex, as
+/// Mesa's lavapipe double-hits shared edges: the reference with its
+/// `watertight_double_hit` mutation. "Implementations should: not
+/// double-hit" is a recommendation: the cases are reported, with their
+/// mismatches, and the backend stays conformant.
+#[test]
+fn a_backend_that_double_hits_shared_edges_misses_a_recommendation_and_stays_conformant() {
+    use ser_harness::conclusion::Standing;
+    use ser_harness::mutant_backend::MutantBackend;
+    use ser_harness::runner::{run, Config};
+    use ser_reference::mutation::Mutation;
+    let dir = watertight_cases("double_hit");
+    let backend = std::sync::Arc::new(MutantBackend::new(
+        Mutation::WatertightDoubleHit,
+        Profile::VulkanExt,
+    ));
+    let mut config = Config::new(dir.clone(), backend);
+    config.args.quiet = true;
+    config.report = vec![Report::open(&dir.join("run.jsonl")).unwrap()];
+    config.junit = Some(Report::open(&dir.join("junit.xml")).unwrap());
+    let run = run(config).expect("not a listing");
+    let warned: Vec<&str> = run
+        .results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Warning)
+        .map(|r| r.id.trim_start_matches("traversal/watertight/"))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(
+        warned,
+        [
+            "closed_fan_across_geometries",
+            "closed_fan_four",
+            "closed_fan_six",
+            "closed_fan_three",
+            "shared_edge_different_geometries",
+            "shared_edge_exactly_one",
+            "shared_edge_oblique_ray",
+            "shared_edge_opposite_direction",
+            "shared_edge_rotated_instance",
+            "shared_edge_steep",
+        ]
+    );
+    let others: Vec<(&str, Verdict)> = run
+        .results
+        .iter()
+        .filter(|r| r.verdict != Verdict::Warning)
+        .map(|r| (r.id.as_str(), r.verdict))
+        .collect();
+    assert!(
+        others.iter().all(|(_, v)| *v == Verdict::Pass),
+        "{others:?}"
+    );
+    assert_eq!(run.conclusion.standing, Standing::Conformant);
+    assert_eq!(run.conclusion.exit_code, 0);
+    assert!(
+        run.conclusion
+            .line
+            .ends_with(": 6 of 16 applicable cases pass; 10 recommendations not met (should)"),
+        "{}",
+        run.conclusion.line
+    );
+    // The report has each one with its mismatches and the clause not met.
+    let records = ser_harness::report::read(&dir.join("run.jsonl")).unwrap();
+    let one = records
+        .iter()
+        .find(|r| r["id"] == "traversal/watertight/shared_edge_exactly_one")
+        .unwrap();
+    assert_eq!(one["verdict"], "warning");
+    assert_eq!(
+        one["mismatches"],
+        serde_json::json!([{"buffer": "Out", "element": 0, "component": null,
+            "expected": "1 (0x00000001)", "actual": "2 (0x00000002)"}])
+    );
+    assert_eq!(one["broken_clauses"], serde_json::json!([SHARED_EDGE]));
+    assert_eq!(one["kept_clauses"], serde_json::json!([NO_DUPLICATE]));
+    let summary = records.last().unwrap();
+    assert_eq!(summary["warning"], 10);
+    assert_eq!(summary["verdict"]["standing"], "conformant");
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains("failures=\"0\" errors=\"0\" skipped=\"10\""),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("<skipped message=\"recommendation not met: "),
+        "{junit}"
+    );
+}
+
+/// A backend that writes fixed words to `Out`.
+struct Writes(Vec<u32>);
+
+impl Backend for Writes {
+    fn name(&self) -> &str {
+        "writes"
+    }
+    fn profile(&self) -> Profile {
+        Profile::MaybeReorderThread0027
+    }
+    fn capabilities(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn run(&self, _: &Case) -> Result<Execution, BackendError> {
+        Ok(Execution {
+            output: Output::Buffers(BTreeMap::from([("Out".to_string(), self.0.clone())])),
+            legal: None,
+        })
+    }
+}
+
+/// The watertight cases tie their elements so that only the double hit and
+/// the miss the recommendation speaks of are recommendations: the same
+/// count from one primitive's any-hit run twice breaks the no-duplicate
+/// rule, and a ray that misses a transformed instance may break the
+/// instance transform, both runtime rules that fail the case.
+#[test]
+fn a_duplicate_any_hit_or_a_misplaced_ray_still_fails_a_watertight_case() {
+    let dir = watertight_cases("watertight_ties");
+    let cases = load_dir(&dir);
+    let case = |name: &str| {
+        cases
+            .iter()
+            .flatten()
+            .find(|c| c.id == format!("traversal/watertight/{name}"))
+            .unwrap()
+    };
+    const MISS: u32 = 0xDEAD_BEEF;
+    for (name, out, verdict, broken) in [
+        // count 2 from T0 and T1: a double hit.
+        (
+            "shared_edge_exactly_one",
+            [2, 1, 0],
+            Verdict::Warning,
+            vec![SHARED_EDGE],
+        ),
+        // No candidate at a shared edge: a miss, the same recommendation.
+        (
+            "shared_edge_exactly_one",
+            [0, MISS, 0],
+            Verdict::Warning,
+            vec![SHARED_EDGE],
+        ),
+        // count 2 from T0's any-hit run twice: a duplicate.
+        (
+            "shared_edge_exactly_one",
+            [2, 0, 1],
+            Verdict::Fail,
+            vec![NO_DUPLICATE, SHARED_EDGE],
+        ),
+        (
+            "shared_edge_rotated_instance",
+            [0, MISS, 0],
+            Verdict::Fail,
+            vec![
+                "vk.candidate.instance.ray_transformed_into_instance_space",
+                SHARED_EDGE,
+            ],
+        ),
+        (
+            "shared_edge_rotated_instance",
+            [2, 0, 0],
+            Verdict::Warning,
+            vec![SHARED_EDGE],
+        ),
+    ] {
+        let r = judge(case(name), &Writes(out.to_vec()));
+        assert_eq!(r.verdict, verdict, "{name} {out:?}: {}", r.message);
+        assert_eq!(r.broken_clauses, broken, "{name} {out:?}");
+    }
 }

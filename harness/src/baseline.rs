@@ -165,14 +165,20 @@ pub fn apply(baseline: &Baseline, r: &mut CaseResult) {
     };
     let new = match r.verdict {
         v if v.counts_against() => Verdict::ExpectedFail,
-        Verdict::Pass => Verdict::UnexpectedPass,
+        // A recommendation not met no longer counts against the backend:
+        // the entry is as stale as for a pass.
+        Verdict::Pass | Verdict::Warning => Verdict::UnexpectedPass,
         _ => return,
     };
     r.known_failure = Some(reason.to_string());
     r.raw_verdict = Some(r.verdict);
     r.message = if new == Verdict::UnexpectedPass {
+        let how = match r.verdict {
+            Verdict::Warning => "it met every requirement (only a recommendation not met)",
+            _ => "it passed",
+        };
         format!(
-            "the baseline lists it as a known failure ({reason}), and it passed; remove the entry or run with --bless"
+            "the baseline lists it as a known failure ({reason}), and {how}; remove the entry or run with --bless"
         )
     } else {
         format!(
@@ -222,6 +228,17 @@ mod tests {
         let mut c = result("c", Verdict::Fail);
         apply(&b, &mut c);
         assert_eq!(c.verdict, Verdict::Fail);
+        // A listed case that only misses a recommendation no longer counts
+        // against the backend: the entry is stale.
+        let b = baseline(&["w"]);
+        let mut w = result("w", Verdict::Warning);
+        apply(&b, &mut w);
+        assert_eq!(w.verdict, Verdict::UnexpectedPass);
+        assert!(
+            w.message.contains("only a recommendation not met"),
+            "{}",
+            w.message
+        );
         // A declined case inside the claim is a gap a baseline can list.
         let b = baseline(&["gap", "na"]);
         let mut gap = result("gap", Verdict::NotSupported);

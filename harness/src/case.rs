@@ -36,7 +36,9 @@ pub struct CaseSpec {
     /// Where the case cites several clauses: which expected buffer elements
     /// each decides, as `BUFFER`, `BUFFER[i]` or `BUFFER[i..j]` (elements i
     /// to j - 1). A failing element marks only its own clauses broken in the
-    /// traceability report.
+    /// traceability report; a run whose mismatching elements are all
+    /// decided by `should` clauses alone is a recommendation not met, not a
+    /// failure.
     #[serde(default)]
     pub ties: BTreeMap<String, Vec<String>>,
     /// Where the spec is silent or ambiguous: the reading the case takes.

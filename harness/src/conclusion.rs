@@ -3,7 +3,7 @@
 //!
 //! | standing | exit | when |
 //! | --- | --- | --- |
-//! | `CONFORMANT` | 0 | every applicable case passes |
+//! | `CONFORMANT` | 0 | every applicable case passes, or misses only recommendations (`should` clauses; see [`crate::broken`]) |
 //! | `NOT CONFORMANT, no change from the baseline` | 0 | every case that counts against the claim is a known failure the baseline lists |
 //! | `NOT CONFORMANT` | 1 | a fail, error, timeout, crash, declined case inside the claim, unexpected pass, or a stale baseline entry |
 //! | `NO VERDICT` | 3 | no case was judged against the claim |
@@ -112,7 +112,9 @@ fn numbers(summary: &Summary, scope: &Scope, standing: Standing) -> String {
             thousands(summary.pass),
             thousands(summary.applicable())
         ));
-        let against: Vec<String> = [
+        // Every other verdict of an applicable case, those that count
+        // against the claim first.
+        let others: Vec<String> = [
             (Verdict::Fail, ""),
             (Verdict::NotSupported, " (declined inside the claim)"),
             (Verdict::Error, ""),
@@ -123,13 +125,14 @@ fn numbers(summary: &Summary, scope: &Scope, standing: Standing) -> String {
                 Verdict::ExpectedFail,
                 " (known failures the baseline lists)",
             ),
+            (Verdict::Warning, " (should)"),
         ]
         .iter()
         .filter(|(v, _)| summary.count(*v) > 0)
-        .map(|(v, note)| format!("{} {}{note}", thousands(summary.count(*v)), v.name()))
+        .map(|(v, note)| format!("{}{note}", v.counted(summary.count(*v))))
         .collect();
-        if !against.is_empty() {
-            parts.push(against.join(", "));
+        if !others.is_empty() {
+            parts.push(others.join(", "));
         }
         if scope.stale > 0 {
             parts.push(format!(
@@ -200,6 +203,31 @@ mod tests {
         assert_eq!(c.exit_code, 1);
         assert!(
             c.line.starts_with("NOT CONFORMANT to 0027-maybereorderthread with no optional capability: 8 of 538 applicable cases pass; 530 not supported (declined inside the claim); 10 not applicable"),
+            "{}",
+            c.line
+        );
+    }
+
+    #[test]
+    fn recommendations_not_met_are_shown_and_do_not_count_against_the_claim() {
+        let claim = Claim::new(Profile::VulkanExt, &[]);
+        let mut s = summary(5, &[]);
+        s.warning = 7;
+        let c = conclude(&claim, &s, &scope(12));
+        assert_eq!(c.standing, Standing::Conformant);
+        assert_eq!(c.exit_code, 0);
+        assert_eq!(
+            c.line,
+            "CONFORMANT to vulkan-ext with no optional capability: 5 of 12 applicable cases pass; 7 recommendations not met (should)"
+        );
+        s.fail = 1;
+        s.warning = 1;
+        let c = conclude(&claim, &s, &scope(7));
+        assert_eq!(c.standing, Standing::NotConformant);
+        assert!(
+            c.line.ends_with(
+                "5 of 7 applicable cases pass; 1 fail, 1 recommendation not met (should)"
+            ),
             "{}",
             c.line
         );

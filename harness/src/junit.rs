@@ -2,7 +2,10 @@
 //! per run, one testcase per case. Failures, unexpected passes and cases
 //! declined inside the backend's claim (*not supported*) are `<failure>`;
 //! timeouts, crashes and errors `<error>`; cases outside the claim (*not
-//! applicable*) and expected failures `<skipped>` with the reason.
+//! applicable*) and expected failures `<skipped>` with the reason;
+//! recommendations not met (which do not count against conformance, and
+//! JUnit has no word for) `<skipped>` with the reason and, in its body, the
+//! mismatches.
 
 use crate::report::Summary;
 use crate::verdict::{CaseResult, Verdict};
@@ -34,7 +37,7 @@ pub fn write(suite: &str, summary: &Summary, results: &[CaseResult]) -> String {
     let time: f64 = results.iter().map(|r| r.duration_ms).sum::<f64>() / 1000.0;
     let failures = summary.fail + summary.unexpected_pass + summary.not_supported;
     let errors = summary.error + summary.timeout + summary.crash;
-    let skipped = summary.not_applicable + summary.expected_fail;
+    let skipped = summary.not_applicable + summary.expected_fail + summary.warning;
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let counts = format!(
         "tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time:.3}\"",
@@ -63,6 +66,13 @@ pub fn write(suite: &str, summary: &Summary, results: &[CaseResult]) -> String {
             )),
             Verdict::Error | Verdict::Timeout | Verdict::Crash => Some(format!(
                 "<error type=\"{}\" message=\"{}\">{}</error>",
+                r.verdict.name(),
+                escape(first),
+                escape(&r.message)
+            )),
+            // The mismatches go in the body: the case found something.
+            Verdict::Warning => Some(format!(
+                "<skipped message=\"{}: {}\">{}</skipped>",
                 r.verdict.name(),
                 escape(first),
                 escape(&r.message)

@@ -7,6 +7,7 @@
 
 pub mod backend;
 pub mod baseline;
+pub mod broken;
 pub mod capability;
 pub mod case;
 pub mod claim;

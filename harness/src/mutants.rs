@@ -3,8 +3,9 @@
 //! cases that fail it are counted.
 //!
 //! A case *kills* a mutant when it passes on the reference and its verdict
-//! on the mutant is a failure: `fail`, `error`, `timeout` or `crash`
-//! ([`Verdict::is_failure`]), all under the mutant's profile. A case the
+//! on the mutant finds a fault: `fail`, `error`, `timeout`, `crash`, or a
+//! recommendation not met (how a mutant that breaks a `should` clause is
+//! found; [`Verdict::finds_fault`]), all under the mutant's profile. A case the
 //! reference does not pass kills nothing (that is a failure of the suite,
 //! which its own tests report), nor does one that does not apply to the
 //! profile or needs a capability the reference lacks.
@@ -120,7 +121,7 @@ fn run_one(cases: &[Case], passing: &[ReferenceRun], mutation: Mutation) -> Muta
         .filter(|(_, sites)| sites.contains(&mutation))
     {
         result.reaching += 1;
-        if judge(&cases[*i], &backend).verdict.is_failure() {
+        if judge(&cases[*i], &backend).verdict.finds_fault() {
             result.killing.push(cases[*i].id.clone());
         }
     }

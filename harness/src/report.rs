@@ -2,11 +2,16 @@
 //! written as each case finishes so that a run cut short still leaves a
 //! readable report.
 //!
-//! Records: `{"type": "run", "version": 2, ...}` first (the backend and
+//! Records: `{"type": "run", "version": 3, ...}` first (the backend and
 //! its claim), then one `{"type": "case", ...}` per case (see
 //! [`crate::verdict::CaseResult`]), then `{"type": "summary", ...}` with
 //! the counts and the verdict (see [`crate::conclusion`]). The same records
 //! go to stdout under `--format json`.
+//!
+//! Version 3 added the verdict `warning` (a recommendation not met; see
+//! [`crate::broken`]) and its count in the summary; version 2 split
+//! version 1's `not_supported` into `not_applicable` (outside the claim)
+//! and `not_supported` (declined inside it).
 
 use crate::claim::Claim;
 use crate::conclusion::Conclusion;
@@ -19,7 +24,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::Mutex;
 
-pub const REPORT_VERSION: u32 = 2;
+pub const REPORT_VERSION: u32 = 3;
 
 /// Where the records go: the `--report` file, and stdout under
 /// `--format json`. A write that fails (a full disk, a reader that went
@@ -116,6 +121,9 @@ pub struct Summary {
     pub crash: usize,
     pub expected_fail: usize,
     pub unexpected_pass: usize,
+    /// Recommendations not met (`should` clauses alone): not counted
+    /// against conformance.
+    pub warning: usize,
     /// Not-applicable cases by reason (`other profiles`, a capability).
     pub not_applicable_by: BTreeMap<String, usize>,
 }
@@ -132,6 +140,7 @@ impl Summary {
             Verdict::Crash => &mut self.crash,
             Verdict::ExpectedFail => &mut self.expected_fail,
             Verdict::UnexpectedPass => &mut self.unexpected_pass,
+            Verdict::Warning => &mut self.warning,
         }
     }
 
@@ -190,7 +199,7 @@ impl Summary {
     }
 }
 
-pub const ALL_VERDICTS: [Verdict; 9] = [
+pub const ALL_VERDICTS: [Verdict; 10] = [
     Verdict::Pass,
     Verdict::Fail,
     Verdict::NotApplicable,
@@ -200,6 +209,7 @@ pub const ALL_VERDICTS: [Verdict; 9] = [
     Verdict::Crash,
     Verdict::ExpectedFail,
     Verdict::UnexpectedPass,
+    Verdict::Warning,
 ];
 
 impl std::fmt::Display for Summary {
@@ -210,13 +220,7 @@ impl std::fmt::Display for Summary {
         for (i, v) in ALL_VERDICTS.iter().enumerate() {
             let n = self.count(*v);
             if i < 5 || n > 0 {
-                write!(
-                    f,
-                    "{} {} {}",
-                    if i == 0 { ":" } else { "," },
-                    thousands(n),
-                    v.name()
-                )?;
+                write!(f, "{} {}", if i == 0 { ":" } else { "," }, v.counted(n))?;
             }
         }
         Ok(())

@@ -271,15 +271,20 @@ fn list(args: &Arguments, trials: &[Trial], json: bool) {
     }
 }
 
-/// How libtest shows a result.
+/// How libtest shows a result: `ok` for a pass; `ignored`, with the verdict
+/// and the first line of its message, for a verdict that counts neither for
+/// nor against the backend (libtest has no `ok` with a note, and a
+/// recommendation not met must be seen); `FAILED` for the rest.
 fn outcome(r: &CaseResult) -> Result<Completion, Failed> {
     match r.verdict {
         Verdict::Pass => Ok(Completion::Completed),
-        Verdict::NotApplicable | Verdict::ExpectedFail => Ok(Completion::ignored_with(format!(
-            "{}: {}",
-            r.verdict.name(),
-            r.message.lines().next().unwrap_or("")
-        ))),
+        Verdict::NotApplicable | Verdict::ExpectedFail | Verdict::Warning => {
+            Ok(Completion::ignored_with(format!(
+                "{}: {}",
+                r.verdict.name(),
+                r.message.lines().next().unwrap_or("")
+            )))
+        }
         v => Err(Failed::from(format!("{}: {}", v.name(), r.message))),
     }
 }

@@ -149,10 +149,10 @@ const EMBEDDED: [&str; 8] = [
     include_str!("../../spec-map/sbt-three-ways.json"),
 ];
 
-/// The clause IDs of the built-in registry.
-fn embedded_ids() -> &'static BTreeSet<String> {
-    static IDS: std::sync::OnceLock<BTreeSet<String>> = std::sync::OnceLock::new();
-    IDS.get_or_init(|| {
+/// The clauses of the built-in registry, by ID.
+fn embedded() -> &'static BTreeMap<String, Clause> {
+    static CLAUSES: std::sync::OnceLock<BTreeMap<String, Clause>> = std::sync::OnceLock::new();
+    CLAUSES.get_or_init(|| {
         EMBEDDED
             .iter()
             .flat_map(|text| {
@@ -160,14 +160,20 @@ fn embedded_ids() -> &'static BTreeSet<String> {
                     .expect("the built-in spec-map parses (tests/spec_map.rs)")
                     .clauses
             })
-            .map(|c| c.id)
+            .map(|c| (c.id.clone(), c))
             .collect()
     })
 }
 
 /// Whether `id` names a clause of the spec-map (the built-in copy).
 pub fn is_known_clause(id: &str) -> bool {
-    embedded_ids().contains(id)
+    embedded().contains_key(id)
+}
+
+/// The clause `id` names in the built-in spec-map: what a verdict needs of
+/// it (its strength, whether it is testable) wherever the runner is taken.
+pub fn clause(id: &str) -> Option<&'static Clause> {
+    embedded().get(id)
 }
 
 /// A problem found in the registry.
@@ -436,8 +442,11 @@ mod tests {
         assert_eq!(EMBEDDED.len(), FILES.len());
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec-map");
         let registry = Registry::load(&dir).expect("the spec-map loads");
-        let ids: BTreeSet<String> = registry.ids().into_iter().map(str::to_string).collect();
-        assert_eq!(&ids, embedded_ids());
+        let clauses: BTreeMap<String, Clause> = registry
+            .clauses()
+            .map(|(_, c)| (c.id.clone(), c.clone()))
+            .collect();
+        assert_eq!(&clauses, embedded());
         assert!(is_known_clause(
             "ser.hit_object.get_ray_flags.nop_returns_zero"
         ));

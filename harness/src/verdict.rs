@@ -1,12 +1,13 @@
 //! Judging a backend's run of a case.
 
 use crate::backend::{Backend, BackendError, Execution, Output};
+use crate::broken::Citation;
 use crate::claim::{Claim, Phase};
 use crate::expect::{check_legal, check_words, Mismatch};
-use crate::load::{ties, Case, Expected};
+use crate::load::{Case, Expected};
 use ser_reference::Outcome;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,6 +35,11 @@ pub enum Verdict {
     /// A known failure the baseline lists that passed: the baseline is
     /// stale, and the run fails until it is updated (`--bless`).
     UnexpectedPass,
+    /// A recommendation not met: the buffers differ from the case's
+    /// expectations only in elements that `should` clauses alone decide
+    /// (see [`crate::broken`]). Reported, with its mismatches, and not
+    /// counted against conformance, as the Vulkan CTS's `QualityWarning`.
+    Warning,
 }
 
 impl Verdict {
@@ -48,16 +54,34 @@ impl Verdict {
             Verdict::Crash => "crash",
             Verdict::ExpectedFail => "expected fail",
             Verdict::UnexpectedPass => "unexpected pass",
+            Verdict::Warning => "recommendation not met",
         }
     }
 
-    /// Whether the backend got the case wrong (before any baseline): what
-    /// kills a mutant.
+    /// `n` cases of this verdict, for people: `2 fail`, `7 recommendations
+    /// not met`.
+    pub fn counted(self, n: usize) -> String {
+        let n_text = crate::report::thousands(n);
+        match self {
+            Verdict::Warning if n != 1 => format!("{n_text} recommendations not met"),
+            v => format!("{n_text} {}", v.name()),
+        }
+    }
+
+    /// Whether the backend got the case wrong (before any baseline).
     pub fn is_failure(self) -> bool {
         matches!(
             self,
             Verdict::Fail | Verdict::Error | Verdict::Timeout | Verdict::Crash
         )
+    }
+
+    /// Whether the case found anything wrong: a failure, or a
+    /// recommendation not met. What kills a mutant (one that breaks a
+    /// `should` clause, such as `watertight_double_hit`, is found by a
+    /// recommendation not met) and what a control must never get.
+    pub fn finds_fault(self) -> bool {
+        self.is_failure() || self == Verdict::Warning
     }
 
     /// Whether the verdict counts against the backend's claim: a failure,
@@ -96,11 +120,12 @@ pub struct CaseResult {
     pub mismatches: Vec<Mismatch>,
     /// The clauses a failing case shows broken: its one clause, or those
     /// its ties bind to a mismatching element. Its other clauses are only
-    /// *cited* by a failing case.
+    /// *cited* by a failing case. For a recommendation not met: the
+    /// `should` clauses not met. See [`Citation::shown`].
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub broken_clauses: Vec<String>,
-    /// The clauses a failing case still shows kept: those its ties bind
-    /// only to matching elements.
+    /// The clauses a failing case (or a recommendation not met) still shows
+    /// kept: those its ties bind only to matching elements.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub kept_clauses: Vec<String>,
     /// Where the case's expectations differ from the reference's legal
@@ -213,33 +238,9 @@ pub fn judge(case: &Case, backend: &dyn Backend) -> CaseResult {
         Ok(Ok(exec)) => compare(case, &exec, &claim),
     };
     result.duration_ms = start.elapsed().as_secs_f64() * 1000.0;
-    (result.broken_clauses, result.kept_clauses) = clauses_shown(case, &result);
+    (result.broken_clauses, result.kept_clauses) =
+        Citation::of(case).shown(result.verdict, &result.mismatches);
     result
-}
-
-/// What a failing case shows of its clauses: those it breaks (see
-/// [`CaseResult::broken_clauses`]) and those it keeps (see
-/// [`CaseResult::kept_clauses`]).
-fn clauses_shown(case: &Case, r: &CaseResult) -> (Vec<String>, Vec<String>) {
-    if r.verdict != Verdict::Fail {
-        return (Vec::new(), Vec::new());
-    }
-    if let [only] = case.clauses.as_slice() {
-        return (vec![only.clone()], Vec::new());
-    }
-    let broken: BTreeSet<&str> = r
-        .mismatches
-        .iter()
-        .flat_map(|m| ties::clauses_of(&case.ties, &m.buffer, m.element))
-        .collect();
-    let kept: BTreeSet<&str> = case
-        .ties
-        .iter()
-        .map(|t| t.clause.as_str())
-        .filter(|c| !broken.contains(c))
-        .collect();
-    let owned = |set: BTreeSet<&str>| set.into_iter().map(str::to_string).collect();
-    (owned(broken), owned(kept))
 }
 
 /// [`judge`] under a time limit. A backend that enforces the limit itself
@@ -417,6 +418,9 @@ fn compare(case: &Case, exec: &Execution, claim: &Claim) -> CaseResult {
             }
         }
     }
+    // Whether the buffers' mismatches are all that is wrong, before they
+    // join the problems.
+    let only_mismatches = problems.is_empty() && r.reference_disagreements.is_empty();
     let shown = 20;
     for m in r.mismatches.iter().take(shown) {
         problems.push(m.to_string());
@@ -433,10 +437,24 @@ fn compare(case: &Case, exec: &Execution, claim: &Claim) -> CaseResult {
             problems.push(format!("  {m}"));
         }
     }
-    if !problems.is_empty() {
-        r.verdict = Verdict::Fail;
-        r.message = problems.join("\n");
+    if problems.is_empty() {
+        return r;
     }
+    let recommendations = only_mismatches
+        .then(|| Citation::of(case).only_recommendations(&r.mismatches))
+        .flatten();
+    r.verdict = Verdict::Fail;
+    if let Some(not_met) = recommendations {
+        r.verdict = Verdict::Warning;
+        problems.insert(
+            0,
+            format!(
+                "every mismatch is decided by should clauses alone ({}): a recommendation, not counted against conformance",
+                not_met.join(", ")
+            ),
+        );
+    }
+    r.message = problems.join("\n");
     r
 }
 

@@ -165,5 +165,5 @@ fn report_subcommand_writes_markdown_html_and_json() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("traceability.json")).unwrap())
             .unwrap();
-    assert_eq!(json["version"], 2);
+    assert_eq!(json["version"], 3);
 }

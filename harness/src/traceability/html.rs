@@ -5,6 +5,7 @@
 
 use super::{anchor, ClauseResult, ClauseRow, ClauseStatus, Tally, Trace};
 use crate::report::thousands;
+use crate::verdict::Verdict;
 use std::fmt::Write;
 
 /// Lists longer than this fold behind their count.
@@ -68,7 +69,7 @@ impl Trace {
             s.push_str("<p>No backend results given (pass <code>--results FILE</code>, a <code>--report</code> of <code>ser-conformance</code>).</p>");
             return;
         }
-        s.push_str("<p>A clause is <span class='st broken'>broken</span> where a failing case ties a mismatching element to it (a case citing one clause ties all to it); the other clauses of a failing case are <span class='st cited'>cited by a failing case</span>. <span class='st pass'>pass</span>: every case of the clause that ran passed; <span class='st na'>n/a</span>: its cases are outside the backend's claim; <span class='st nr'>·</span>: not run.</p>");
+        s.push_str("<p>A clause is <span class='st broken'>broken</span> where a failing case ties a mismatching element to it (a case citing one clause ties all to it); the other clauses of a failing case are <span class='st cited'>cited by a failing case</span>. A <code>should</code> clause is <span class='st notmet'>not met</span> where a case misses it and nothing else: a recommendation, not counted against conformance. <span class='st pass'>pass</span>: every case of the clause that ran passed; <span class='st na'>n/a</span>: its cases are outside the backend's claim; <span class='st nr'>·</span>: not run.</p>");
         s.push_str(
             "<table class=totals><tr><th>backend<th>verdict<th>cases<th>clauses with cases</tr>",
         );
@@ -76,7 +77,7 @@ impl Trace {
             let cases: Vec<String> = run
                 .verdict_counts()
                 .iter()
-                .map(|(v, n)| format!("{} {}", thousands(*n), v.name()))
+                .map(|(v, n)| v.counted(*n))
                 .collect();
             let clauses: Vec<String> = self
                 .clause_totals(i)
@@ -104,7 +105,7 @@ impl Trace {
         let troubled: Vec<&ClauseRow> = self.troubled().collect();
         let _ = write!(
             s,
-            "<h3>Clauses broken or cited by a failing case ({})</h3>",
+            "<h3>Clauses broken, cited by a failing case, or not met ({})</h3>",
             troubled.len()
         );
         if troubled.is_empty() {
@@ -119,26 +120,32 @@ impl Trace {
             all.len()
         );
         self.matrix(s, &all);
-        s.push_str("</details><h3>Failing cases</h3>");
+        s.push_str("</details><h3>Failing cases, and recommendations not met</h3>");
         for (i, run) in self.runs.iter().enumerate() {
-            let failing: Vec<_> = run.failing().collect();
+            let listed: Vec<_> = run.listed().collect();
+            let failing = listed.iter().filter(|(_, r)| r.failing()).count();
             let _ = write!(
                 s,
-                "<details class=failing><summary>{}: {} case(s) counting against it</summary>",
+                "<details class=failing><summary>{}: {} case(s) counting against it, {}</summary>",
                 esc(&run.label),
-                failing.len()
+                failing,
+                Verdict::Warning.counted(listed.len() - failing)
             );
-            for (case, r) in failing {
+            for (case, r) in listed {
                 let _ = write!(
                     s,
                     "<div class=failcase id='{}'><b>{}</b> ({}){}<pre>{}</pre></div>",
                     case_anchor(i, case),
                     esc(case),
                     esc(r.verdict.name()),
-                    if r.broken.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" breaks <code>{}</code>", esc(&r.broken.join(", ")))
+                    match (r.broken.is_empty(), r.verdict) {
+                        (true, _) => String::new(),
+                        (false, Verdict::Warning) => {
+                            format!(" does not meet <code>{}</code>", esc(&r.broken.join(", ")))
+                        }
+                        (false, _) => {
+                            format!(" breaks <code>{}</code>", esc(&r.broken.join(", ")))
+                        }
                     },
                     esc(&r.message)
                 );
@@ -300,6 +307,7 @@ fn cell(run: usize, c: &ClauseResult) -> String {
         ClauseStatus::Pass => "pass",
         ClauseStatus::Broken => "broken",
         ClauseStatus::CitedByFailing => "cited",
+        ClauseStatus::NotMet => "not met",
         ClauseStatus::NotApplicable => "n/a",
         ClauseStatus::NotRun => "·",
     };
@@ -324,6 +332,7 @@ fn css(s: ClauseStatus) -> &'static str {
         ClauseStatus::Pass => "pass",
         ClauseStatus::Broken => "broken",
         ClauseStatus::CitedByFailing => "cited",
+        ClauseStatus::NotMet => "notmet",
         ClauseStatus::NotApplicable => "na",
         ClauseStatus::NotRun => "nr",
     }
@@ -380,7 +389,7 @@ col.id{width:25%}col.kind{width:9%}col.q{width:46%}col.cases{width:20%}
 .bar{display:inline-block;width:200px;height:12px;background:#eaeef2;border-radius:6px;overflow:hidden;vertical-align:middle}
 .na{color:#8c959f;font-size:12px}.bar span{display:inline-block;height:100%}.bar .c{background:#2da44e}.bar .p{background:#d4a72c}
 .st{font-weight:600;padding:1px 5px;border-radius:4px;font-size:12px}.pass{background:#dafbe1;color:#116329}.broken{background:#ffebe9;color:#a40e26}
-.cited{background:#fff8c5;color:#7d4e00}.st.na{background:#eaeef2;color:#57606a}.nr{color:#8c959f}
+.cited{background:#fff8c5;color:#7d4e00}.notmet{background:#fff1e5;color:#953800}.st.na{background:#eaeef2;color:#57606a}.nr{color:#8c959f}
 table.totals td:first-child{white-space:nowrap}table.totals td{font-size:13px}
 table.matrix{table-layout:auto}table.matrix td:first-child{font-family:ui-monospace,monospace;font-size:12px;min-width:300px}
 td.q{font-size:13px;color:#333}td.cases,td.cases code{font-size:12px}.sec{font-size:11px;color:#57606a}.link{font-size:11px}

@@ -125,8 +125,11 @@ impl Trace {
                 clauses.join(", ")
             );
         }
-        let _ = writeln!(s, "\n### Clauses broken or cited by a failing case\n");
-        let _ = writeln!(s, "❌ broken (a failing case ties a mismatch to the clause), ⚠️ cited by a failing case, ✅ pass, ⚪ not applicable, · not run.\n");
+        let _ = writeln!(
+            s,
+            "\n### Clauses broken, cited by a failing case, or not met\n"
+        );
+        let _ = writeln!(s, "❌ broken (a failing case ties a mismatch to the clause), ⚠️ cited by a failing case, 🔶 not met (a `should` clause: a recommendation, not counted against conformance), ✅ pass, ⚪ not applicable, · not run.\n");
         let head: Vec<String> = self.runs.iter().map(|r| escape_md(&r.label)).collect();
         let _ = writeln!(s, "| clause | {} |", head.join(" | "));
         let _ = writeln!(s, "| --- |{}", " --- |".repeat(self.runs.len()));
@@ -147,6 +150,7 @@ impl Trace {
                         ClauseStatus::Pass => "✅".to_string(),
                         ClauseStatus::Broken => format!("❌ {}", links()),
                         ClauseStatus::CitedByFailing => format!("⚠️ {}", links()),
+                        ClauseStatus::NotMet => format!("🔶 {}", links()),
                         ClauseStatus::NotApplicable => "⚪".to_string(),
                         ClauseStatus::NotRun => "·".to_string(),
                     }
@@ -154,9 +158,9 @@ impl Trace {
                 .collect();
             let _ = writeln!(s, "| `{}` | {} |", r.id, cells.join(" | "));
         }
-        let _ = writeln!(s, "\n### Failing cases\n");
+        let _ = writeln!(s, "\n### Failing cases, and recommendations not met\n");
         for (i, run) in self.runs.iter().enumerate() {
-            for (case, r) in run.failing() {
+            for (case, r) in run.listed() {
                 let _ = writeln!(
                     s,
                     "<a id=\"{}\"></a>**{}** on {} ({}):\n\n```\n{}\n```\n",

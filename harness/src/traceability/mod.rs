@@ -8,7 +8,9 @@
 //! A clause is *broken* on a backend only where a failing case ties a
 //! mismatching element to it (a case citing one clause ties everything to
 //! it; see [`crate::load::ties`]); the other clauses of a failing case are
-//! only *cited by a failing case*.
+//! only *cited by a failing case*. A `should` clause a case's run does not
+//! meet, where that is all it does wrong, is *not met* (a recommendation;
+//! see [`crate::broken`]).
 
 mod html;
 mod markdown;
@@ -21,14 +23,15 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub const TRACE_VERSION: u32 = 2;
+pub const TRACE_VERSION: u32 = 3;
 
 /// One case of a backend run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CaseRecord {
     pub verdict: Verdict,
     pub message: String,
-    /// The clauses the failure shows broken.
+    /// The clauses the failure shows broken (for a recommendation not met,
+    /// the `should` clauses not met).
     pub broken: Vec<String>,
     /// The clauses a failing case still shows kept (by its ties).
     pub kept: Vec<String>,
@@ -39,6 +42,12 @@ impl CaseRecord {
     /// inside its claim, or a known failure).
     pub fn failing(&self) -> bool {
         self.verdict.fails_run() || self.verdict == Verdict::ExpectedFail
+    }
+
+    /// Whether the case is listed with its message: it counts against the
+    /// backend, or misses a recommendation.
+    pub fn listed(&self) -> bool {
+        self.failing() || self.verdict == Verdict::Warning
     }
 }
 
@@ -119,9 +128,9 @@ impl BackendRun {
             .collect()
     }
 
-    /// Cases that count against the backend.
-    pub fn failing(&self) -> impl Iterator<Item = (&String, &CaseRecord)> {
-        self.cases.iter().filter(|(_, r)| r.failing())
+    /// Cases that count against the backend, or miss a recommendation.
+    pub fn listed(&self) -> impl Iterator<Item = (&String, &CaseRecord)> {
+        self.cases.iter().filter(|(_, r)| r.listed())
     }
 }
 
@@ -134,6 +143,9 @@ pub enum ClauseStatus {
     /// A case citing the clause counts against the backend, but nothing
     /// ties its failure to this clause.
     CitedByFailing,
+    /// A `should` clause a case does not meet, where nothing counts
+    /// against the backend: a recommendation not met.
+    NotMet,
     /// Every case of the clause that ran passed.
     Pass,
     /// Its cases are outside the backend's claim.
@@ -143,10 +155,11 @@ pub enum ClauseStatus {
 }
 
 impl ClauseStatus {
-    pub const ALL: [ClauseStatus; 5] = [
+    pub const ALL: [ClauseStatus; 6] = [
         ClauseStatus::Pass,
         ClauseStatus::Broken,
         ClauseStatus::CitedByFailing,
+        ClauseStatus::NotMet,
         ClauseStatus::NotApplicable,
         ClauseStatus::NotRun,
     ];
@@ -155,6 +168,7 @@ impl ClauseStatus {
         match self {
             ClauseStatus::Broken => "broken",
             ClauseStatus::CitedByFailing => "cited by a failing case",
+            ClauseStatus::NotMet => "not met (should)",
             ClauseStatus::Pass => "pass",
             ClauseStatus::NotApplicable => "not applicable",
             ClauseStatus::NotRun => "not run",
@@ -163,7 +177,8 @@ impl ClauseStatus {
 }
 
 /// A clause on one backend: its status and the cases behind it (the
-/// failing ones, for broken and cited).
+/// failing ones, for broken and cited; those that do not meet it, for not
+/// met).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ClauseResult {
     pub status: ClauseStatus,
@@ -278,21 +293,29 @@ fn status(run: &BackendRun, clause: &Clause, cases: &[String]) -> ClauseResult {
             cases: broken,
         };
     }
-    let kept = |r: &CaseRecord| r.verdict == Verdict::Pass || (r.failing() && here(&r.kept));
-    let cited = names(&|r| r.failing() && !here(&r.kept));
-    let status = if !cited.is_empty() {
-        ClauseStatus::CitedByFailing
-    } else if records.iter().any(|(_, r)| kept(r)) {
-        ClauseStatus::Pass
-    } else if !records.is_empty() {
-        ClauseStatus::NotApplicable
-    } else {
-        ClauseStatus::NotRun
+    // What counts against the backend comes first; then a recommendation
+    // not met. Every other clause of a case that only misses
+    // recommendations is kept (no mismatch is decided by it).
+    let warned = |r: &CaseRecord| r.verdict == Verdict::Warning;
+    let kept = |r: &CaseRecord| {
+        r.verdict == Verdict::Pass
+            || (warned(r) && !here(&r.broken))
+            || (r.failing() && here(&r.kept))
     };
-    ClauseResult {
-        status,
-        cases: cited,
-    }
+    let cited = names(&|r| r.failing() && !here(&r.kept));
+    let not_met = names(&|r| warned(r) && here(&r.broken));
+    let (status, cases) = if !cited.is_empty() {
+        (ClauseStatus::CitedByFailing, cited)
+    } else if !not_met.is_empty() {
+        (ClauseStatus::NotMet, not_met)
+    } else if records.iter().any(|(_, r)| kept(r)) {
+        (ClauseStatus::Pass, Vec::new())
+    } else if !records.is_empty() {
+        (ClauseStatus::NotApplicable, Vec::new())
+    } else {
+        (ClauseStatus::NotRun, Vec::new())
+    };
+    ClauseResult { status, cases }
 }
 
 /// Builds the report data.
@@ -412,13 +435,14 @@ impl Trace {
         self.clauses.iter().filter(|r| !r.cases.is_empty())
     }
 
-    /// Clauses with cases that some backend breaks or fails a case of.
+    /// Clauses with cases that some backend breaks, fails a case of, or
+    /// does not meet.
     fn troubled(&self) -> impl Iterator<Item = &ClauseRow> {
         self.with_cases().filter(|r| {
             r.results.iter().any(|c| {
                 matches!(
                     c.status,
-                    ClauseStatus::Broken | ClauseStatus::CitedByFailing
+                    ClauseStatus::Broken | ClauseStatus::CitedByFailing | ClauseStatus::NotMet
                 )
             })
         })
