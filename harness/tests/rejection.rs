@@ -40,7 +40,11 @@ impl Backend for Compiler {
 fn compiler(phase: Phase, answer: Output) -> Compiler {
     Compiler {
         phase,
-        capabilities: vec!["rejection".into(), "callable_shaders".into()],
+        capabilities: vec![
+            "shader_execution_reorder".into(),
+            "rejection".into(),
+            "callable_shaders".into(),
+        ],
         answer,
     }
 }
