@@ -205,13 +205,12 @@ impl Backend for UnderTest {
     }
 }
 
-/// The name of the `n`-th case of a campaign.
-fn case_name(backend: &str, seed: u64, n: u64) -> String {
-    let b: String = backend
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    format!("{b}_seed{seed}_case{n}")
+/// The name of the `n`-th case of a campaign: from the profile and the
+/// seed alone, never the backend's display name (free text, such as
+/// `vulkan-nv (NVIDIA H100 80GB HBM3, ...)`, which a case name, `[a-z0-9_]+`,
+/// cannot hold), so that one seed names the same cases on every backend.
+fn case_name(profile: Profile, seed: u64, n: u64) -> String {
+    format!("{}_seed{seed}_case{n}", profile.name().replace('-', "_"))
 }
 
 fn origin(seed: u64, n: u64, g: &Generated) -> String {
@@ -235,7 +234,6 @@ fn runner(seed: u64) -> TestRunner {
 /// I/O error; everything else is in the summary.
 pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary> {
     let start = Instant::now();
-    let backend = diff.backend.name().to_string();
     let sm69 = diff.backend.profile() == Profile::Sm69;
     let strategy = gen::generated(campaign.max_statements, sm69);
     let mut runner = runner(campaign.seed);
@@ -249,7 +247,7 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
             continue;
         };
         let g = tree.current();
-        let name = case_name(&backend, campaign.seed, n);
+        let name = case_name(diff.backend.profile(), campaign.seed, n);
         let case = gen::program_case(&name, &origin(campaign.seed, n, &g), &g);
         summary.run += 1;
         match diff.check(&name, case) {
@@ -354,4 +352,21 @@ fn shrink_and_write(
             gen::describe(&small.program),
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A campaign's case names load under every profile, whatever the
+    /// backend calls itself (they once carried the display name, and every
+    /// case of a Vulkan campaign was invalid).
+    #[test]
+    fn case_names_are_valid_names_under_every_profile() {
+        for p in Profile::ALL {
+            let name = case_name(p, 5, 399);
+            assert_eq!(crate::load::check_case_name(&name), Ok(()), "{name}");
+        }
+        assert_eq!(case_name(Profile::VulkanNv, 5, 3), "vulkan_nv_seed5_case3");
+    }
 }
