@@ -87,6 +87,16 @@ pub trait Backend: Send + Sync {
     }
     /// Runs a case to its output buffers.
     fn run(&self, case: &Case) -> Result<Execution, BackendError>;
+    /// Runs several cases, one answer each in their order. A backend that
+    /// can share work between cases (one pipeline and one submission for
+    /// many generated cases) overrides it; the default runs them one by
+    /// one. The runner judges each answer as if [`Backend::run`] gave it,
+    /// and where a batch as a whole panics or overruns its time it runs
+    /// the cases one by one again, so one bad case never takes the others
+    /// with it ([`crate::verdict::judge_batch`]).
+    fn run_batch(&self, cases: &[&Case]) -> Vec<Result<Execution, BackendError>> {
+        cases.iter().map(|c| self.run(c)).collect()
+    }
     /// Whether the backend enforces the per-case time limit itself (a
     /// process it can kill); otherwise the runner watches the call.
     fn enforces_timeout(&self) -> bool {

@@ -197,20 +197,34 @@ pub fn judge(case: &Case, backend: &dyn Backend) -> CaseResult {
         return r;
     }
     let start = Instant::now();
-    let ran = catch_unwind(AssertUnwindSafe(|| backend.run(case)));
+    let ran = catch_unwind(AssertUnwindSafe(|| backend.run(case))).map_err(panic_message);
+    let mut result = conclude(case, backend, &claim, ran);
+    result.duration_ms = start.elapsed().as_secs_f64() * 1000.0;
+    result
+}
+
+fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic".into())
+}
+
+/// The result of a case inside the claim from what the backend's run gave
+/// (`Err`: it panicked, with the panic's message).
+fn conclude(
+    case: &Case,
+    backend: &dyn Backend,
+    claim: &Claim,
+    ran: Result<Result<Execution, BackendError>, String>,
+) -> CaseResult {
     let mut result = match ran {
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic".into());
-            CaseResult::new(
-                case,
-                Verdict::Crash,
-                format!("backend `{}` panicked: {msg}", backend.name()),
-            )
-        }
+        Err(msg) => CaseResult::new(
+            case,
+            Verdict::Crash,
+            format!("backend `{}` panicked: {msg}", backend.name()),
+        ),
         Ok(Err(BackendError::NotSupported(r))) => CaseResult::new(
             case,
             Verdict::NotSupported,
@@ -235,12 +249,99 @@ pub fn judge(case: &Case, backend: &dyn Backend) -> CaseResult {
             Verdict::Crash,
             format!("backend `{}` crashed: {m}", backend.name()),
         ),
-        Ok(Ok(exec)) => compare(case, &exec, &claim),
+        Ok(Ok(exec)) => compare(case, &exec, claim),
     };
-    result.duration_ms = start.elapsed().as_secs_f64() * 1000.0;
     (result.broken_clauses, result.kept_clauses) =
         Citation::of(case).shown(result.verdict, &result.mismatches);
     result
+}
+
+/// [`judge_within`] for many cases at once, through [`Backend::run_batch`]:
+/// cases outside the claim are judged so without running; the rest run as
+/// one batch, under `timeout` for each case in it. When the batch panics,
+/// overruns, or answers with the wrong number of results, every case of it
+/// is judged again on its own, so the verdicts name the case at fault.
+pub fn judge_batch(
+    cases: &[Arc<Case>],
+    backend: &Arc<dyn Backend>,
+    timeout: Option<Duration>,
+) -> Vec<CaseResult> {
+    let claim = Claim::of(backend.as_ref());
+    let mut results: Vec<Option<CaseResult>> = cases
+        .iter()
+        .map(|c| {
+            claim.outside(c).map(|outside| {
+                let mut r = CaseResult::new(c, Verdict::NotApplicable, outside.message(&claim));
+                r.outside_claim = Some(outside.category());
+                r
+            })
+        })
+        .collect();
+    let inside: Vec<Arc<Case>> = cases
+        .iter()
+        .zip(&results)
+        .filter(|(_, r)| r.is_none())
+        .map(|(c, _)| c.clone())
+        .collect();
+    let start = Instant::now();
+    let limit = timeout.map(|t| t * inside.len().max(1) as u32);
+    let answers = run_batch_within(&inside, backend, limit);
+    let per_case = start.elapsed().as_secs_f64() * 1000.0 / inside.len().max(1) as f64;
+    let mut answers = answers.into_iter();
+    for (case, slot) in cases.iter().zip(results.iter_mut()) {
+        if slot.is_some() {
+            continue;
+        }
+        *slot = Some(match answers.next() {
+            Some(ran) => {
+                let mut r = conclude(case, backend.as_ref(), &claim, Ok(ran));
+                r.duration_ms = per_case;
+                r
+            }
+            None => judge_within(case, backend, timeout),
+        });
+    }
+    results
+        .into_iter()
+        .map(|r| r.expect("every case judged"))
+        .collect()
+}
+
+/// The batch's answers, or none (so each case is judged alone) when the
+/// batch panicked, overran `limit` or miscounted its answers.
+fn run_batch_within(
+    cases: &[Arc<Case>],
+    backend: &Arc<dyn Backend>,
+    limit: Option<Duration>,
+) -> Vec<Result<Execution, BackendError>> {
+    if cases.is_empty() {
+        return Vec::new();
+    }
+    let run = {
+        let (cases, backend) = (cases.to_vec(), backend.clone());
+        move || {
+            let refs: Vec<&Case> = cases.iter().map(|c| c.as_ref()).collect();
+            catch_unwind(AssertUnwindSafe(|| backend.run_batch(&refs))).ok()
+        }
+    };
+    let answers = match limit.filter(|_| !backend.enforces_timeout()) {
+        None => run(),
+        Some(limit) => {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let spawned = std::thread::Builder::new()
+                .name("batch".into())
+                .spawn(move || {
+                    let _ = tx.send(run());
+                });
+            match spawned {
+                Ok(_) => rx.recv_timeout(limit).ok().flatten(),
+                Err(_) => None,
+            }
+        }
+    };
+    answers
+        .filter(|a| a.len() == cases.len())
+        .unwrap_or_default()
 }
 
 /// [`judge`] under a time limit. A backend that enforces the limit itself
