@@ -16,13 +16,8 @@ use std::sync::Arc;
 
 fn campaign(name: &str, cases: u64) -> Campaign {
     Campaign {
-        cases,
-        seed: 1,
-        max_statements: 8,
-        out: ser_tests::scratch(name),
         shrink_budget: 2000,
-        timeout: None,
-        progress: false,
+        ..Campaign::new(cases, 1, ser_tests::scratch(name))
     }
 }
 

@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use ser_generate::dialect::{Dialect, Language};
 use ser_generate::probe::{Trace, ACCESSOR_WORDS};
 use ser_generate::program::{Accessor, Construct, Program, Stmt, ACCESSORS};
 use ser_generate::{case, program, ray, scene};
@@ -15,6 +16,9 @@ use ser_reference::Profile;
 use ser_reference::{FaultCode, RunResult};
 use std::collections::BTreeMap;
 use std::path::Path;
+
+const HLSL: Dialect = Dialect::full(Language::Hlsl { sm69: false });
+const HLSL_SM69: Dialect = Dialect::full(Language::Hlsl { sm69: true });
 
 fn runner() -> TestRunner {
     let cases = std::env::var("PROPTEST_CASES")
@@ -65,8 +69,14 @@ fn floats(b: &LegalBuffer) -> Vec<f32> {
 #[test]
 fn generated_programs_print_and_parse_back_to_the_same_ir() {
     runner()
-        .run(&program::strategy::program(8, true), |p| {
-            let text = program::print::print(&p).lines.join("\n");
+        .run(&program::strategy::program(8, HLSL_SM69), |p| {
+            let facts = scene::Facts::default();
+            let cx = program::print::Context {
+                dialect: HLSL_SM69,
+                scene: &facts,
+                query_micromaps: false,
+            };
+            let text = program::print::print(&p, &cx).lines.join("\n");
             let ir = ser_lang::parser::parse(&text)
                 .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
             let printed = ser_lang::printer::print(&ir);
@@ -82,7 +92,7 @@ fn generated_programs_print_and_parse_back_to_the_same_ir() {
 fn generated_cases_are_valid_and_run_on_the_reference() {
     let ran = std::cell::Cell::new(0);
     runner()
-        .run(&case::generated(8, false), |g| {
+        .run(&case::generated(8, HLSL), |g| {
             let c = load(case::file(case::program_case("g", "test", &g)));
             if legal(&c).is_some() {
                 ran.set(ran.get() + 1);
@@ -102,7 +112,7 @@ fn specified_outputs_do_not_depend_on_the_schedule() {
         Schedule::Replace,
     ];
     runner()
-        .run(&case::generated(8, false), |g| {
+        .run(&case::generated(8, HLSL), |g| {
             let c = load(case::file(case::program_case("g", "test", &g)));
             let base =
                 ser_tests::shape(&c, &ReferenceBackend::new(Profile::MaybeReorderThread0027));
@@ -124,7 +134,7 @@ fn hit_object_trace_ray_then_invoke_equals_trace_ray() {
         r.flags & ser_lang::names::ray_flag::SKIP_CLOSEST_HIT_SHADER == 0
     });
     runner()
-        .run(&(scene::scene(), rays), |(s, r)| {
+        .run(&(scene::scene(true), rays), |(s, r)| {
             let origin = format!("scene {s}, ray {r:?}");
             let a = legal(&load(case::probe_file(
                 "a",
@@ -152,7 +162,7 @@ fn hit_object_trace_ray_then_invoke_equals_trace_ray() {
 #[test]
 fn accessor_laws_hold_on_generated_hit_objects() {
     runner()
-        .run(&(scene::scene(), ray::ray()), |(s, r)| {
+        .run(&(scene::scene(true), ray::ray()), |(s, r)| {
             let origin = format!("scene {s}, ray {r:?}");
             let Some(out) = legal(&load(case::probe_file(
                 "accessors",
@@ -246,7 +256,7 @@ fn read_all(h: u8) -> Vec<Stmt> {
 #[test]
 fn nop_accessors_are_zero_and_a_miss_keeps_its_world_ray() {
     let strategy = (
-        scene::scene(),
+        scene::scene(true),
         ray::ray(),
         ray::flags(false),
         0..program::RECORDS,
@@ -275,7 +285,7 @@ fn nop_accessors_are_zero_and_a_miss_keeps_its_world_ray() {
             let Some(out) = legal(&load(case::file(case::program_case(
                 "laws",
                 "test",
-                &case::Generated::new(s, p),
+                &case::Generated::new(s, p, HLSL),
             )))) else {
                 return Err(TestCaseError::reject("too many choices to explore"));
             };

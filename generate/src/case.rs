@@ -2,8 +2,9 @@
 //! loader, so a generated case is as checked as a hand-written one and can
 //! be written out as a regression case.
 
+use crate::dialect::{Dialect, Language};
 use crate::probe::{self, Trace};
-use crate::program::{self, print, Accessor, Construct, Program, Stmt};
+use crate::program::{self, print, Program};
 use crate::ray::Ray;
 use crate::scene::HIT_GROUP_RECORDS;
 use serde_json::{json, Value};
@@ -28,32 +29,35 @@ pub fn probe_file(name: &str, origin: &str, scene: &Value, ray: &Ray, trace: Tra
     }]})
 }
 
-/// The case for a scene and a random SER program. Its expectations are all
+/// The case for a scene and a random program. Its expectations are all
 /// "unspecified": what a backend must write is the reference's legal
 /// outcome, which the differential fuzzer computes (and writes into a
 /// regression case when a backend disagrees).
 pub fn program_case(name: &str, origin: &str, g: &Generated) -> Value {
     let (scene, program) = (&g.scene, &g.program);
-    // Ray queries that may meet a micromap declare that they allow them,
-    // which only Shader Model 6.9 can write.
-    let query_micromaps = program.uses_ray_query() && has_micromaps(scene);
-    let printed = print::print_with(program, query_micromaps);
+    // HLSL ray queries that may meet a micromap declare that they allow
+    // them, which only Shader Model 6.9 can write; Vulkan's queries need no
+    // such flag.
+    let query_micromaps =
+        !g.dialect.language.is_glsl() && program.uses_ray_query() && has_micromaps(scene);
+    let facts = crate::scene::Facts::of(scene);
+    let printed = print::print(
+        program,
+        &print::Context {
+            dialect: g.dialect,
+            scene: &facts,
+            query_micromaps,
+        },
+    );
     let (words, floats) = (
         program.threads * printed.slots,
         program.threads * printed.float_slots,
     );
-    let profiles = if program.needs_sm69() || query_micromaps {
-        json!(["sm69"])
-    } else {
-        // The earlier revision runs the same program with `ReorderThread`
-        // for `MaybeReorderThread` (the profile renames the calls).
-        json!(["0027-maybereorderthread", "0027-reorderthread", "sm69"])
-    };
     json!({
         "name": name,
         "description": format!("Generated: {origin}."),
-        "clauses": clauses(program),
-        "profiles": profiles,
+        "clauses": clauses(program, g.dialect),
+        "profiles": g.dialect.profiles(program.needs_sm69() || query_micromaps),
         "scene": scene,
         "shader_table": print::shader_table(),
         "library": printed.lines,
@@ -83,49 +87,19 @@ pub fn file(case: Value) -> Value {
     json!({ "cases": [case] })
 }
 
-/// The clauses a program exercises: one per kind of SER operation it uses.
-fn clauses(program: &Program) -> Vec<&'static str> {
+/// The clauses a program exercises: one per kind of operation it uses,
+/// from the text its dialect answers to.
+fn clauses(program: &Program, dialect: Dialect) -> Vec<&'static str> {
     let mut out = Vec::new();
     program::each_stmt(&program.body, &mut |s| {
-        let c = match s {
-            Stmt::Construct { how, .. } => match how {
-                Construct::Trace(_) => {
-                    "ser.hit_object.trace_ray.executes_traversal_returns_hit_object"
-                }
-                Construct::MakeMiss { .. } => "ser.hit_object.make_miss.constructs_miss",
-                Construct::MakeNop => "ser.hit_object.make_nop.neither_hit_nor_miss",
-                Construct::Default => "ser.hit_object.type.default_initialized_to_nop",
-                Construct::Copy(_) => "ser.hit_object.type.value_semantics",
-                Construct::FromRayQuery { .. } => {
-                    "ser.hit_object.from_ray_query.represents_committed_hit"
-                }
-            },
-            Stmt::SetIndex { .. } => "ser.hit_object.set_shader_table_index.sets_index",
-            Stmt::Invoke(_) => "ser.hit_object.invoke.executes_closesthit_or_miss",
-            Stmt::Reorder(_) => "ser.maybe_reorder_thread.reorder_point.introduces_reorder_point",
-            Stmt::TraceRay(_) => {
-                "ser.design.canonical_sequence.functionally_equivalent_to_trace_ray"
+        if let Some(c) = crate::clauses::of(s, dialect) {
+            if !out.contains(&c) {
+                out.push(c);
             }
-            Stmt::Read {
-                accessor: Accessor::Barycentrics,
-                ..
-            } => "ser.hit_object.get_attributes.returns_attributes",
-            Stmt::Read { .. } => "ser.hit_object.type.encapsulates_hit_or_miss",
-            Stmt::LoadConstant { .. } => {
-                "ser.hit_object.load_local_root_table_constant.loads_from_shader_table"
-            }
-            Stmt::ReadPayload | Stmt::SetPayload(_) => {
-                "ser.hit_object.invoke.executes_closesthit_or_miss"
-            }
-            Stmt::IfHit { .. } => "ser.hit_object.is_hit.true_for_hit",
-            Stmt::IfThread { .. } | Stmt::Repeat { .. } => return,
-        };
-        if !out.contains(&c) {
-            out.push(c);
         }
     });
     if out.is_empty() {
-        out.push("ser.hit_object.type.encapsulates_hit_or_miss");
+        out.push(crate::clauses::fallback(dialect));
     }
     out.sort();
     out
@@ -148,15 +122,18 @@ pub struct Generated {
     pub scene: Value,
     pub program: Program,
     pub pipeline_flags: Vec<&'static str>,
+    /// What the program may use, which decides how it is printed.
+    pub dialect: Dialect,
 }
 
 impl Generated {
-    /// A program over a scene, with no pipeline flags.
-    pub fn new(scene: Value, program: Program) -> Self {
+    /// A program over a scene in `dialect`, with no pipeline flags.
+    pub fn new(scene: Value, program: Program, dialect: Dialect) -> Self {
         Generated {
             scene,
             program,
             pipeline_flags: Vec::new(),
+            dialect,
         }
     }
 }
@@ -176,25 +153,25 @@ fn pipeline_flags() -> impl proptest::strategy::Strategy<Value = Vec<&'static st
     })
 }
 
-/// The strategy of generated cases: a scene and a program of up to
-/// `max_statements` statements. `sm69` allows what only Shader Model 6.9
-/// defines.
+/// The strategy of generated cases in `dialect`: a scene and a program of
+/// up to `max_statements` statements.
 pub fn generated(
     max_statements: usize,
-    sm69: bool,
+    dialect: Dialect,
 ) -> impl proptest::strategy::Strategy<Value = Generated> {
     use proptest::strategy::Strategy;
     // The program first: shrinking works through a tuple in order, and the
     // program is what a reader of a regression case needs small.
     (
-        program::strategy::program(max_statements, sm69),
-        crate::scene::scene(),
+        program::strategy::program(max_statements, dialect),
+        crate::scene::scene(dialect.micromaps),
         pipeline_flags(),
     )
-        .prop_map(|(program, scene, pipeline_flags)| Generated {
+        .prop_map(move |(program, scene, pipeline_flags)| Generated {
             scene,
             program,
             pipeline_flags,
+            dialect,
         })
 }
 
@@ -215,7 +192,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Generated {
         }
         let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &seed);
         let mut runner = TestRunner::new_with_rng(Config::default(), rng);
-        generated(8, true)
+        generated(8, Dialect::full(Language::Hlsl { sm69: true }))
             .new_tree(&mut runner)
             .map(|t| t.current())
             .map_err(|_| arbitrary::Error::IncorrectFormat)

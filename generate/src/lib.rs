@@ -6,6 +6,8 @@
 //! inputs) in its description.
 
 pub mod case;
+pub mod clauses;
+pub mod dialect;
 pub mod probe;
 pub mod program;
 pub mod ray;

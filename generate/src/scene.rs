@@ -101,9 +101,10 @@ fn micromap(triangles: usize) -> impl Strategy<Value = Value> {
     })
 }
 
-/// One geometry: triangles (sometimes with an opacity micromap) or AABBs,
-/// opaque or not, with or without `no_duplicate_any_hit`.
-fn geometry(boxes: bool) -> BoxedStrategy<Value> {
+/// One geometry: triangles (sometimes with an opacity micromap, where
+/// `micromaps` allows them) or AABBs, opaque or not, with or without
+/// `no_duplicate_any_hit`.
+fn geometry(boxes: bool, micromaps: bool) -> BoxedStrategy<Value> {
     let flags = (any::<bool>(), any::<bool>());
     if boxes {
         // Mostly without duplicate intersection-shader runs: each run
@@ -114,9 +115,14 @@ fn geometry(boxes: bool) -> BoxedStrategy<Value> {
             .boxed()
     } else {
         (prop::collection::vec(triangle(), 1..=3), flags)
-            .prop_flat_map(|(t, (o, d))| {
+            .prop_flat_map(move |(t, (o, d))| {
                 let n = t.len();
-                prop::option::weighted(0.25, micromap(n)).prop_map(move |map| {
+                let map = if micromaps {
+                    prop::option::weighted(0.25, micromap(n)).boxed()
+                } else {
+                    Just(None).boxed()
+                };
+                map.prop_map(move |map| {
                     let mut g =
                         json!({"triangles": t.clone(), "opaque": o, "no_duplicate_any_hit": d});
                     if let Some(m) = map {
@@ -129,15 +135,21 @@ fn geometry(boxes: bool) -> BoxedStrategy<Value> {
     }
 }
 
-fn blas() -> impl Strategy<Value = Value> {
+fn blas(micromaps: bool) -> impl Strategy<Value = Value> {
     // Boxes one time in four: every box a ray misses is a choice the
     // reference explores (an implementation may enlarge boxes,
     // `vk.candidate.aabb.enlargement_may`), and choices multiply.
     prop::bool::weighted(0.25)
-        .prop_flat_map(|boxes| prop::collection::vec(geometry(boxes), 1..=2))
+        .prop_flat_map(move |boxes| prop::collection::vec(geometry(boxes, micromaps), 1..=2))
         // Every instance may disable micromaps: the build allows it
         // (`dxr.omm.trace_ray.disable_needs_build_flag`).
-        .prop_map(|g| json!({"geometries": g, "allow_disable_opacity_micromaps": true}))
+        .prop_map(move |g| {
+            if micromaps {
+                json!({"geometries": g, "allow_disable_opacity_micromaps": true})
+            } else {
+                json!({ "geometries": g })
+            }
+        })
 }
 
 const INSTANCE_FLAGS: [&str; 6] = [
@@ -149,7 +161,13 @@ const INSTANCE_FLAGS: [&str; 6] = [
     "disable_opacity_micromaps",
 ];
 
-fn instance(blases: usize) -> impl Strategy<Value = Value> {
+/// The instance flags that need opacity micromaps.
+const MICROMAP_FLAGS: [&str; 2] = [
+    "force_opacity_micromap_2_state",
+    "disable_opacity_micromaps",
+];
+
+fn instance(blases: usize, micromaps: bool) -> impl Strategy<Value = Value> {
     (
         0..blases,
         transform(),
@@ -158,8 +176,11 @@ fn instance(blases: usize) -> impl Strategy<Value = Value> {
         0u32..=2,
         prop::collection::vec(0..INSTANCE_FLAGS.len(), 0..=3),
     )
-        .prop_map(|(blas, transform, id, mask, offset, flags)| {
+        .prop_map(move |(blas, transform, id, mask, offset, flags)| {
             let mut f: Vec<&str> = flags.iter().map(|&i| INSTANCE_FLAGS[i]).collect();
+            if !micromaps {
+                f.retain(|x| !MICROMAP_FLAGS.contains(x));
+            }
             f.sort();
             f.dedup();
             // force_opaque and force_non_opaque exclude each other.
@@ -171,11 +192,12 @@ fn instance(blases: usize) -> impl Strategy<Value = Value> {
         })
 }
 
-/// A scene as the case format writes it.
-pub fn scene() -> impl Strategy<Value = Value> {
-    prop::collection::vec(blas(), 1..=2).prop_flat_map(|blases| {
+/// A scene as the case format writes it; `micromaps`: with opacity
+/// micromaps and the flags about them (capability `opacity_micromaps`).
+pub fn scene(micromaps: bool) -> impl Strategy<Value = Value> {
+    prop::collection::vec(blas(micromaps), 1..=2).prop_flat_map(move |blases| {
         let n = blases.len();
-        prop::collection::vec(instance(n), 1..=3)
+        prop::collection::vec(instance(n, micromaps), 1..=3)
             .prop_map(move |instances| json!({"blas": blases.clone(), "instances": instances}))
     })
 }
@@ -184,3 +206,63 @@ pub fn scene() -> impl Strategy<Value = Value> {
 /// contribution of 0 and a multiplier of 1: offset up to 2 plus geometry up
 /// to 1.
 pub const HIT_GROUP_RECORDS: usize = 4;
+
+/// What a program needs to know of a scene to name a primitive in it: for
+/// each instance, its structure's geometries as (triangles?, primitives).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Facts {
+    instances: Vec<Vec<(bool, u32)>>,
+}
+
+/// A primitive of a scene, by its indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Primitive {
+    pub instance: u32,
+    pub geometry: u32,
+    pub primitive: u32,
+    pub triangles: bool,
+}
+
+impl Facts {
+    /// The facts of a scene in the case format.
+    pub fn of(scene: &Value) -> Facts {
+        let list = |v: &Value| v.as_array().cloned().unwrap_or_default();
+        let blases: Vec<Vec<(bool, u32)>> = list(&scene["blas"])
+            .iter()
+            .map(|b| {
+                list(&b["geometries"])
+                    .iter()
+                    .map(|g| match g.get("triangles") {
+                        Some(t) => (true, list(t).len() as u32),
+                        None => (false, list(&g["aabbs"]).len() as u32),
+                    })
+                    .collect()
+            })
+            .collect();
+        let instances = list(&scene["instances"])
+            .iter()
+            .map(|i| {
+                let b = i["blas"].as_u64().unwrap_or(0) as usize;
+                blases.get(b).cloned().unwrap_or_default()
+            })
+            .collect();
+        Facts { instances }
+    }
+
+    /// The primitive the selectors pick (each modulo its count). Every
+    /// generated scene has an instance, and every geometry a primitive;
+    /// an empty scene gives instance 0, geometry 0, primitive 0.
+    pub fn pick(&self, instance: u8, geometry: u8, primitive: u8) -> Primitive {
+        let at = |sel: u8, n: usize| (sel as usize % n.max(1)) as u32;
+        let i = at(instance, self.instances.len());
+        let geometries = self.instances.get(i as usize).cloned().unwrap_or_default();
+        let g = at(geometry, geometries.len());
+        let (triangles, primitives) = geometries.get(g as usize).copied().unwrap_or((true, 1));
+        Primitive {
+            instance: i,
+            geometry: g,
+            primitive: at(primitive, primitives as usize),
+            triangles,
+        }
+    }
+}

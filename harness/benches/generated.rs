@@ -10,6 +10,7 @@
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use ser_generate::case::{self as gen, Generated};
+use ser_generate::dialect::{Dialect, Language};
 use ser_harness::backend::Backend;
 use ser_harness::fuzz::{self, Campaign, Differential, MAX_RUNS};
 use ser_harness::load::{load_generated, Case};
@@ -24,7 +25,7 @@ const PROFILE: Profile = Profile::MaybeReorderThread0027;
 
 fn generated() -> Vec<Generated> {
     let mut runner = TestRunner::deterministic();
-    let strategy = gen::generated(8, false);
+    let strategy = gen::generated(8, Dialect::full(Language::Hlsl { sm69: false }));
     (0..CASES)
         .map(|_| strategy.new_tree(&mut runner).expect("generates").current())
         .collect()
@@ -65,13 +66,12 @@ fn main() {
     let whole = 1.0 / (1.0 / made + 1.0 / loaded + 1.0 / run);
 
     let campaign = Campaign {
-        cases: CASES as u64,
-        seed: 0,
-        max_statements: 8,
-        out: std::env::temp_dir().join("ser-bench-regressions"),
         shrink_budget: 0,
-        timeout: None,
-        progress: false,
+        ..Campaign::new(
+            CASES as u64,
+            0,
+            std::env::temp_dir().join("ser-bench-regressions"),
+        )
     };
     let backend: Arc<dyn Backend> = Arc::new(ReferenceBackend::new(PROFILE));
     let start = Instant::now();

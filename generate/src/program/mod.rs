@@ -5,6 +5,10 @@
 //! attributes, payload reads and writes, and control flow, over several live
 //! hit objects and several threads.
 //!
+//! What a program may use depends on its [`crate::dialect::Dialect`]: the
+//! forms of its profile's text and the capabilities of the backend under
+//! test (without SER, programs trace with `TraceRay` and query inline).
+//!
 //! No wave operations: the reference takes the packing of dispatch indices
 //! into waves as fixed (thread `t` in lane `t % wave`), which the spec does
 //! not say, so a wave result before any reorder point would be judged
@@ -67,17 +71,45 @@ pub enum Construct {
     Default,
     /// A copy of another live hit object (value semantics).
     Copy(u8),
-    /// A `RayQuery` traced inline to its end, committing procedural
-    /// candidates (when nothing is committed yet) and, if `triangles`,
-    /// non-opaque triangles; then `HitObject::FromRayQuery`, with
-    /// attributes (barycentrics) when `attributes` is set.
+    /// A query traced inline to its end ([`Query`]), then
+    /// `HitObject::FromRayQuery`, with attributes (barycentrics) when
+    /// `attributes` is set. GL_EXT's `hitObjectRecordFromQueryEXT` takes a
+    /// record index (`index`) and always attributes (zero when unset).
     FromRayQuery {
-        ray: u8,
-        flags: u32,
-        mask: u8,
-        triangles: bool,
+        query: Query,
         attributes: Option<[u8; 2]>,
+        index: u32,
     },
+    /// GL_NV's `hitObjectRecordHit[WithIndex]NV`: a hit on a primitive the
+    /// program names without tracing. The selectors pick an instance, a
+    /// geometry of its structure and a primitive of that geometry from the
+    /// case's scene when the program is printed (modulo their counts), so
+    /// that the program and the scene shrink independently; `kind` picks a
+    /// front or back face for a triangle, a kind below 4 for a box.
+    MakeHit {
+        instance: u8,
+        geometry: u8,
+        primitive: u8,
+        kind: u8,
+        /// `sbtRecordOffset` and `sbtRecordStride`, or with `Some(index)`
+        /// the `WithIndex` form's record index.
+        offset: u32,
+        stride: u32,
+        index: Option<u32>,
+        ray: u8,
+        attributes: [u8; 2],
+    },
+}
+
+/// A `RayQuery` traced inline to its end, committing procedural
+/// candidates (when nothing is committed yet) and, if `triangles`,
+/// non-opaque triangles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Query {
+    pub ray: u8,
+    pub flags: u32,
+    pub mask: u8,
+    pub triangles: bool,
 }
 
 /// The three overloads of `MaybeReorderThread`.
@@ -162,6 +194,10 @@ pub enum Stmt {
     ReadPayload,
     /// `p.a = value`.
     SetPayload(u32),
+    /// A [`Query`], then its committed status and, when it committed
+    /// something, the committed instance, geometry, primitive and `t` into
+    /// the output buffers.
+    Query(Query),
     /// `if (hN.IsHit()) { .. } else { .. }`.
     IfHit {
         h: u8,
@@ -199,8 +235,7 @@ pub fn each_stmt(body: &[Stmt], f: &mut impl FnMut(&Stmt)) {
 }
 
 impl Program {
-    /// Whether the program needs Shader Model 6.9 (a flag only it defines).
-    /// Whether the program traces a `RayQuery` (for `FromRayQuery`).
+    /// Whether the program traces a `RayQuery`.
     pub fn uses_ray_query(&self) -> bool {
         let mut uses = false;
         each_stmt(&self.body, &mut |s| {
@@ -209,12 +244,13 @@ impl Program {
                 Stmt::Construct {
                     how: Construct::FromRayQuery { .. },
                     ..
-                }
+                } | Stmt::Query(_)
             );
         });
         uses
     }
 
+    /// Whether the program needs Shader Model 6.9 (a flag only it defines).
     pub fn needs_sm69(&self) -> bool {
         use ser_lang::names::ray_flag::FORCE_OPACITY_MICROMAP_2_STATE as OMM;
         let mut needs = false;
@@ -226,9 +262,15 @@ impl Program {
                 }
                 | Stmt::TraceRay(t) => t.flags & OMM != 0,
                 Stmt::Construct {
-                    how: Construct::FromRayQuery { flags, .. } | Construct::MakeMiss { flags, .. },
+                    how:
+                        Construct::FromRayQuery {
+                            query: Query { flags, .. },
+                            ..
+                        }
+                        | Construct::MakeMiss { flags, .. },
                     ..
-                } => flags & OMM != 0,
+                }
+                | Stmt::Query(Query { flags, .. }) => flags & OMM != 0,
                 _ => false,
             }
         });

@@ -6,8 +6,10 @@
 //! `t * SLOTS + k`, so threads never write the same word. After the body,
 //! every program reads the main facts of its hit objects and its payload.
 
-use super::{Accessor, Construct, Program, Reorder, Stmt, Trace, CONSTANTS, RECORDS};
+use super::{Accessor, Construct, Program, Query, Reorder, Stmt, Trace, CONSTANTS, RECORDS};
+use crate::dialect::{Dialect, Language};
 use crate::ray::flags_expr;
+use crate::scene::Facts;
 use serde_json::{json, Value};
 
 /// The shaders around the raygeneration shader. Closest-hit shaders
@@ -64,45 +66,53 @@ pub struct Printed {
     pub float_slots: u32,
 }
 
-struct Printer {
+struct Printer<'a> {
     out: String,
     slots: u32,
     float_slots: u32,
     depth: usize,
     queries: u32,
     query_flags: &'static str,
+    dialect: Dialect,
+    scene: &'a Facts,
 }
 
-/// The program as a library, its ray queries declared without
-/// `RAYQUERY_FLAGS`.
-pub fn print(program: &Program) -> Printed {
-    print_with(program, false)
+/// What printing needs besides the program: its dialect, the scene (for
+/// the primitives a recorded hit names), and whether its ray queries may
+/// meet a micromap. With `query_micromaps`, queries are declared
+/// `RayQuery<RAY_FLAG_NONE, RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS>` (a form
+/// of Shader Model 6.9), as a query that may meet a triangle with an
+/// opacity micromap must be (`dxr.omm.inline.flag_omitted_undefined`).
+pub struct Context<'a> {
+    pub dialect: Dialect,
+    pub scene: &'a Facts,
+    pub query_micromaps: bool,
 }
 
-/// The program as a library; with `micromaps`, its ray queries are
-/// declared `RayQuery<RAY_FLAG_NONE, RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS>`
-/// (a form of Shader Model 6.9), as a query that may meet a triangle with
-/// an opacity micromap must be (`dxr.omm.inline.flag_omitted_undefined`).
-pub fn print_with(program: &Program, micromaps: bool) -> Printed {
+/// The program as a library.
+pub fn print(program: &Program, cx: &Context) -> Printed {
     let mut p = Printer {
         out: String::new(),
         slots: 0,
         float_slots: 0,
         depth: 0,
         queries: 0,
-        query_flags: if micromaps {
+        query_flags: if cx.query_micromaps {
             ", RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS"
         } else {
             ""
         },
+        dialect: cx.dialect,
+        scene: cx.scene,
     };
     for s in &program.body {
         p.stmt(s);
     }
     p.epilogue();
-    let mut head = String::from(
-        "uint t = DispatchRaysIndex().x; Payload p; p.a = 0; p.b = 0; HitObject h0; HitObject h1; HitObject h2;",
-    );
+    let mut head = String::from("uint t = DispatchRaysIndex().x; Payload p; p.a = 0; p.b = 0;");
+    if cx.dialect.ser {
+        head += " HitObject h0; HitObject h1; HitObject h2;";
+    }
     for (i, r) in program.rays.iter().enumerate() {
         head += " ";
         head += &r.desc_spread(&format!("r{i}"), Some("t"));
@@ -132,7 +142,7 @@ fn trace_args(t: &Trace) -> String {
     )
 }
 
-impl Printer {
+impl Printer<'_> {
     fn slot(&mut self) -> String {
         self.slots += 1;
         format!("Out[o + {}]", self.slots - 1)
@@ -188,6 +198,7 @@ impl Printer {
                 self.push(&format!("{a} = p.a; {b} = p.b;"));
             }
             Stmt::SetPayload(v) => self.push(&format!("p.a = {v};")),
+            Stmt::Query(q) => self.query_reads(q),
             Stmt::IfHit { h, then, otherwise } => {
                 self.push(&format!("if (h{h}.IsHit())"));
                 self.block(then);
@@ -211,45 +222,109 @@ impl Printer {
             Construct::Trace(t) => format!("h{h} = HitObject::TraceRay({}, p);", trace_args(t)),
             Construct::MakeMiss { flags, miss, ray } => format!(
                 "h{h} = HitObject::MakeMiss({}, {miss:#x}, r{ray});",
-                flags_expr(*flags)
+                // NV's hitObjectRecordMissNV has no flags operand.
+                if self.dialect.language == Language::GlslNv {
+                    "0".into()
+                } else {
+                    flags_expr(*flags)
+                }
             ),
             Construct::MakeNop => format!("h{h} = HitObject::MakeNop();"),
             Construct::Default => format!("{{ HitObject d; h{h} = d; }}"),
             Construct::Copy(from) => format!("h{h} = h{from};"),
             Construct::FromRayQuery {
-                ray,
-                flags,
-                mask,
-                triangles,
+                query,
                 attributes,
+                index,
             } => {
-                self.queries += 1;
-                let q = format!("q{}", self.queries);
-                let commit_triangles = if *triangles {
-                    format!(" else {{ {q}.CommitNonOpaqueTriangleHit(); }}")
-                } else {
-                    String::new()
+                let q = self.query(query);
+                let n = self.queries;
+                let attrs = |[u, v]: [u8; 2]| {
+                    format!(
+                        " BuiltInTriangleIntersectionAttributes qa{n}; qa{n}.barycentrics = float2({:?}, {:?});",
+                        u as f32 / 8.0,
+                        v as f32 / 8.0
+                    )
                 };
-                let (attrs, from) = match attributes {
-                    None => (String::new(), format!("HitObject::FromRayQuery({q})")),
-                    Some([u, v]) => (
-                        format!(
-                            " BuiltInTriangleIntersectionAttributes qa{n}; qa{n}.barycentrics = float2({:?}, {:?});",
-                            *u as f32 / 8.0,
-                            *v as f32 / 8.0,
-                            n = self.queries
-                        ),
-                        format!("HitObject::FromRayQuery({q}, qa{})", self.queries),
+                let (attrs, from) = match (self.dialect.language, attributes) {
+                    // GL_EXT's form takes a record index and attributes.
+                    (Language::GlslExt, a) => (
+                        attrs(a.unwrap_or([0, 0])),
+                        format!("HitObject::RecordFromQuery({q}, {index}, qa{n})"),
                     ),
+                    (_, None) => (String::new(), format!("HitObject::FromRayQuery({q})")),
+                    (_, Some(a)) => (attrs(*a), format!("HitObject::FromRayQuery({q}, qa{n})")),
                 };
-                format!(
-                    "{{ RayQuery<RAY_FLAG_NONE{}> {q}; {q}.TraceRayInline(Scene, {}, {mask:#x}, r{ray}); while ({q}.Proceed()) {{ if ({q}.CandidateType() == CANDIDATE_PROCEDURAL_PRIMITIVE) {{ if ({q}.CommittedStatus() == COMMITTED_NOTHING) {{ {q}.CommitProceduralPrimitiveHit(r{ray}.TMin + 0.5); }} }}{commit_triangles} }}{attrs} h{h} = {from}; }}",
-                    self.query_flags,
-                    flags_expr(*flags)
-                )
+                format!("{attrs} h{h} = {from}; }}")
+            }
+            Construct::MakeHit {
+                instance,
+                geometry,
+                primitive,
+                kind,
+                offset,
+                stride,
+                index,
+                ray,
+                attributes: [u, v],
+            } => {
+                let hit = self.scene.pick(*instance, *geometry, *primitive);
+                // A triangle's hit kind is its face; a box's is the
+                // intersection shader's, below 128.
+                let kind = if hit.triangles {
+                    format!("{}", 0xFE + u32::from(*kind % 2))
+                } else {
+                    format!("{}", kind % 4)
+                };
+                let (i, g, p) = (hit.instance, hit.geometry, hit.primitive);
+                let a = format!(
+                    "{{ BuiltInTriangleIntersectionAttributes ha; ha.barycentrics = float2({:?}, {:?});",
+                    *u as f32 / 8.0,
+                    *v as f32 / 8.0
+                );
+                match index {
+                    Some(x) => format!("{a} h{h} = HitObject::MakeHitWithIndex(Scene, {i}, {p}, {g}, {kind}, {x}, r{ray}, ha); }}"),
+                    None => format!("{a} h{h} = HitObject::MakeHit(Scene, {i}, {p}, {g}, {kind}, {offset}, {stride}, r{ray}, ha); }}"),
+                }
             }
         };
         self.push(&text);
+    }
+
+    /// Opens a block with a query `qN` traced to its end (committing
+    /// procedural candidates when nothing is committed yet and, if the
+    /// query says so, non-opaque triangles); returns its name. The caller
+    /// closes the block.
+    fn query(&mut self, query: &Query) -> String {
+        self.queries += 1;
+        let q = format!("q{}", self.queries);
+        let Query {
+            ray,
+            flags,
+            mask,
+            triangles,
+        } = query;
+        let commit_triangles = if *triangles {
+            format!(" else {{ {q}.CommitNonOpaqueTriangleHit(); }}")
+        } else {
+            String::new()
+        };
+        self.push(&format!(
+            "{{ RayQuery<RAY_FLAG_NONE{}> {q}; {q}.TraceRayInline(Scene, {}, {mask:#x}, r{ray}); while ({q}.Proceed()) {{ if ({q}.CandidateType() == CANDIDATE_PROCEDURAL_PRIMITIVE) {{ if ({q}.CommittedStatus() == COMMITTED_NOTHING) {{ {q}.CommitProceduralPrimitiveHit(r{ray}.TMin + 0.5); }} }}{commit_triangles} }}",
+            self.query_flags,
+            flags_expr(*flags)
+        ));
+        q
+    }
+
+    /// A query's committed status, and what it committed.
+    fn query_reads(&mut self, query: &Query) {
+        let q = self.query(query);
+        let status = self.slot();
+        let (i, g, p, t) = (self.slot(), self.slot(), self.slot(), self.float_slot());
+        self.push(&format!(
+            "{status} = {q}.CommittedStatus(); if ({q}.CommittedStatus() != COMMITTED_NOTHING) {{ {i} = {q}.CommittedInstanceIndex(); {g} = {q}.CommittedGeometryIndex(); {p} = {q}.CommittedPrimitiveIndex(); {t} = {q}.CommittedRayT(); }} }}"
+        ));
     }
 
     /// What every program writes last: the main facts of each live hit
@@ -264,7 +339,12 @@ impl Printer {
             Accessor::Uint("GetPrimitiveIndex"),
             Accessor::Float("GetRayTCurrent"),
         ];
-        for h in 0..super::HIT_OBJECTS {
+        let objects = if self.dialect.ser {
+            super::HIT_OBJECTS
+        } else {
+            0
+        };
+        for h in 0..objects {
             for a in LAST {
                 self.read(h, a);
             }

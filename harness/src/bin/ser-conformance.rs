@@ -185,6 +185,14 @@ struct FuzzArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Generated cases handed to the backend at once (a GPU backend runs
+    /// a batch as one pipeline and one submission).
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// Threads that work out the reference's legal outcomes of a batch
+    /// (default: the machine's cores).
+    #[arg(long)]
+    jobs: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -385,6 +393,10 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         shrink_budget: args.shrink_budget,
         timeout,
         progress: !args.quiet,
+        batch: args.batch.max(1),
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
     };
     let diff = Differential::new(backend.clone(), timeout);
     let summary = match ser_harness::fuzz::run(&campaign, &diff) {

@@ -11,10 +11,11 @@ pub mod shrink;
 use crate::backend::{Backend, BackendError, Execution};
 use crate::load::{load_generated, Case};
 use crate::reference_backend::{Evaluation, ReferenceBackend};
-use crate::verdict::{judge_within, Verdict};
+use crate::verdict::{judge_batch, judge_within, CaseResult, Verdict};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use ser_generate::case::{self as gen, Generated};
+use ser_generate::dialect::{Dialect, Language};
 use ser_reference::{Outcome, Profile};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
@@ -37,6 +38,28 @@ pub struct Campaign {
     pub timeout: Option<Duration>,
     /// Show a progress bar on standard error.
     pub progress: bool,
+    /// Generated cases handed to the backend at once
+    /// ([`Backend::run_batch`]); 1 runs them one by one.
+    pub batch: usize,
+    /// Threads that work out the reference's legal outcomes of a batch.
+    pub jobs: usize,
+}
+
+impl Campaign {
+    /// A campaign of `cases` cases from `seed`, one by one, on one thread.
+    pub fn new(cases: u64, seed: u64, out: PathBuf) -> Campaign {
+        Campaign {
+            cases,
+            seed,
+            max_statements: 8,
+            out,
+            shrink_budget: 256,
+            timeout: None,
+            progress: false,
+            batch: 1,
+            jobs: 1,
+        }
+    }
 }
 
 /// A disagreement, shrunk and written.
@@ -120,6 +143,19 @@ impl Differential {
         }
     }
 
+    /// What the campaign's programs may use: the forms of the backend's
+    /// profile and the capabilities it claims, so that what is generated
+    /// is inside its claim.
+    pub fn dialect(&self) -> Dialect {
+        let language = match self.backend.profile() {
+            Profile::Sm69 => Language::Hlsl { sm69: true },
+            Profile::VulkanNv => Language::GlslNv,
+            Profile::VulkanExt => Language::GlslExt,
+            _ => Language::Hlsl { sm69: false },
+        };
+        Dialect::with_capabilities(language, &self.backend.capabilities())
+    }
+
     fn load(&self, name: &str, case: &Json) -> Result<Case, String> {
         let file = Path::new("generated").join(format!("{name}.json"));
         match load_generated(Path::new("generated"), &file, gen::file(case.clone())).pop() {
@@ -167,6 +203,10 @@ impl Differential {
             Err(check) => return check,
         };
         let result = judge_within(&Arc::new(loaded), &self.backend, self.timeout);
+        Self::verdict(result, case)
+    }
+
+    fn verdict(result: CaseResult, case: Json) -> Check {
         match result.verdict {
             Verdict::Pass => Check::Agree,
             Verdict::NotApplicable => Check::NotApplicable,
@@ -178,6 +218,53 @@ impl Differential {
             }),
         }
     }
+
+    /// [`Differential::check`] for many cases: the reference's legal
+    /// outcomes on `jobs` threads, then one batch on the backend.
+    fn check_batch(&self, cases: Vec<(String, Json)>, jobs: usize) -> Vec<Check> {
+        let expected = parallel_map(&cases, jobs, |(name, case)| {
+            self.with_expectations(name, case.clone())
+        });
+        let mut checks: Vec<Option<Check>> = Vec::with_capacity(cases.len());
+        let (mut batch, mut jsons, mut at) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, e) in expected.into_iter().enumerate() {
+            match e {
+                Ok((loaded, json)) => {
+                    batch.push(Arc::new(loaded));
+                    jsons.push(json);
+                    at.push(i);
+                    checks.push(None);
+                }
+                Err(check) => checks.push(Some(check)),
+            }
+        }
+        let results = judge_batch(&batch, &self.backend, self.timeout);
+        for ((result, json), i) in results.into_iter().zip(jsons).zip(at) {
+            checks[i] = Some(Self::verdict(result, json));
+        }
+        checks
+            .into_iter()
+            .map(|c| c.expect("every case checked"))
+            .collect()
+    }
+}
+
+/// `f` over `items` on up to `jobs` threads, results in order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    if jobs <= 1 || items.len() <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(jobs);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a reference thread panicked"))
+            .collect()
+    })
 }
 
 /// The backend under test, judged on its buffers alone: when it is the
@@ -229,41 +316,59 @@ fn runner(seed: u64) -> TestRunner {
     )
 }
 
-/// Runs a campaign: generates, checks, shrinks and writes each
-/// disagreement, and goes on. Writing a regression case that fails is an
-/// I/O error; everything else is in the summary.
+/// Runs a campaign: generates, checks (in batches of `campaign.batch`),
+/// shrinks and writes each disagreement, and goes on. Writing a regression
+/// case that fails is an I/O error; everything else is in the summary.
 pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary> {
     let start = Instant::now();
-    let sm69 = diff.backend.profile() == Profile::Sm69;
-    let strategy = gen::generated(campaign.max_statements, sm69);
+    let strategy = gen::generated(campaign.max_statements, diff.dialect());
     let mut runner = runner(campaign.seed);
     let bar = progress_bar(campaign);
     let mut summary = Summary::default();
-    for n in 0..campaign.cases {
-        let Ok(mut tree) = strategy.new_tree(&mut runner) else {
-            summary
-                .invalid
-                .push(format!("case {n}: the generator gave up"));
-            continue;
-        };
-        let g = tree.current();
-        let name = case_name(diff.backend.profile(), campaign.seed, n);
-        let case = gen::program_case(&name, &origin(campaign.seed, n, &g), &g);
-        summary.run += 1;
-        match diff.check(&name, case) {
-            Check::Agree => summary.agree += 1,
-            Check::NotApplicable => summary.not_applicable += 1,
-            Check::Declined => summary.declined += 1,
-            Check::Skipped => summary.skipped += 1,
-            Check::Invalid(why) => summary.invalid.push(format!("case {n}: {why}")),
-            Check::Disagree(found) => {
-                bar.suspend(|| eprintln!("fuzz: case {n}: {}, shrinking", found.verdict.name()));
-                let finding = shrink_and_write(campaign, diff, &mut tree, n, found, &name, &g)?;
-                bar.suspend(|| eprintln!("fuzz: wrote {}", finding.file.display()));
-                summary.findings.push(finding);
+    let mut n = 0;
+    while n < campaign.cases {
+        let size = (campaign.cases - n).min(campaign.batch.max(1) as u64);
+        let mut made = Vec::new();
+        for k in n..n + size {
+            match strategy.new_tree(&mut runner) {
+                Ok(tree) => made.push((k, tree)),
+                Err(_) => summary
+                    .invalid
+                    .push(format!("case {k}: the generator gave up")),
             }
         }
-        bar.inc(1);
+        n += size;
+        let cases: Vec<(String, Json)> = made
+            .iter()
+            .map(|(k, tree)| {
+                let g = tree.current();
+                let name = case_name(diff.backend.profile(), campaign.seed, *k);
+                let case = gen::program_case(&name, &origin(campaign.seed, *k, &g), &g);
+                (name, case)
+            })
+            .collect();
+        let checks = diff.check_batch(cases, campaign.jobs);
+        for ((k, mut tree), check) in made.into_iter().zip(checks) {
+            summary.run += 1;
+            match check {
+                Check::Agree => summary.agree += 1,
+                Check::NotApplicable => summary.not_applicable += 1,
+                Check::Declined => summary.declined += 1,
+                Check::Skipped => summary.skipped += 1,
+                Check::Invalid(why) => summary.invalid.push(format!("case {k}: {why}")),
+                Check::Disagree(found) => {
+                    bar.suspend(|| {
+                        eprintln!("fuzz: case {k}: {}, shrinking", found.verdict.name())
+                    });
+                    let g = tree.current();
+                    let name = case_name(diff.backend.profile(), campaign.seed, k);
+                    let finding = shrink_and_write(campaign, diff, &mut tree, k, found, &name, &g)?;
+                    bar.suspend(|| eprintln!("fuzz: wrote {}", finding.file.display()));
+                    summary.findings.push(finding);
+                }
+            }
+            bar.inc(1);
+        }
         let rate = summary.run as f64 / start.elapsed().as_secs_f64().max(1e-9);
         bar.set_message(format!(
             "{} disagree, {rate:.0} cases/s",

@@ -6,7 +6,7 @@
 
 use super::codec::{decode, encode};
 use super::convert::{output_of, request};
-use super::wire::{BackendHello, HelloType, Reply, RunnerHello};
+use super::wire::{BackendHello, BatchHeader, BatchType, HelloType, Reply, RunnerHello};
 use super::{MAX_LINE, PROTOCOL_VERSION};
 use crate::backend::{Backend, BackendError, Execution};
 use crate::load::Case;
@@ -141,6 +141,51 @@ impl Backend for ExecBackend {
         }
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(p);
         output_of(reply)
+    }
+
+    /// A `batch` header and the requests, then the replies in order, all
+    /// within the per-case limit times the batch's size. Any trouble (a
+    /// process that dies, hangs, or answers out of order) stops the process
+    /// and gives no answers, so the runner judges each case on its own and
+    /// the verdicts name the case at fault.
+    fn run_batch(&self, cases: &[&Case]) -> Vec<Result<Execution, BackendError>> {
+        if !self.hello.batch || cases.len() <= 1 {
+            return cases.iter().map(|c| self.run(c)).collect();
+        }
+        let Ok(mut p) = self.take_process() else {
+            return Vec::new();
+        };
+        let header = BatchHeader {
+            kind: BatchType::Batch,
+            count: cases.len() as u32,
+        };
+        let sent = std::iter::once(encode(&header))
+            .chain(cases.iter().map(|c| encode(&request(c))))
+            .try_for_each(|line| p.send(&line));
+        if sent.is_err() {
+            p.kill();
+            return Vec::new();
+        }
+        let deadline = self
+            .timeout
+            .map(|t| Instant::now() + t * cases.len() as u32);
+        let mut out = Vec::with_capacity(cases.len());
+        for case in cases {
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            let reply = match p.receive_nonblank(left) {
+                Received::Line(l) => decode::<Reply>("a reply", &l).ok(),
+                _ => None,
+            };
+            match reply {
+                Some(r) if r.id() == case.id => out.push(output_of(r)),
+                _ => {
+                    p.kill();
+                    return Vec::new();
+                }
+            }
+        }
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(p);
+        out
     }
 }
 

@@ -157,6 +157,7 @@ macro_rules! plain_messages {
 plain_messages!(
     super::wire::RunnerHello,
     super::wire::BackendHello,
+    super::wire::BatchHeader,
     super::wire::Request
 );
 

@@ -9,7 +9,8 @@
 use super::codec::{decode, encode};
 use super::convert::{case_of, reply};
 use super::wire::{
-    BackendHello, ErrorReply, HelloType, NotSupportedReply, Reply, Request, RunnerHello,
+    BackendHello, BatchHeader, ErrorReply, HelloType, NotSupportedReply, Reply, Request,
+    RunnerHello,
 };
 use super::PROTOCOL_VERSION;
 use crate::backend::Backend;
@@ -80,6 +81,8 @@ pub fn serve(
     faults: &[Fault],
 ) -> Result<(), String> {
     let mut lines = input.lines();
+    // A backend built on `serve` takes batches: `Backend::run_batch` runs
+    // them (one by one, unless the backend shares work).
     let first = match lines.next() {
         Some(l) => l.map_err(|e| format!("cannot read the runner's hello: {e}"))?,
         None => return Ok(()),
@@ -93,6 +96,7 @@ pub fn serve(
         profile: backend.profile(),
         capabilities: backend.capabilities(),
         phase: backend.phase(),
+        batch: true,
     };
     send(&mut out, &encode(&mine)).map_err(|e| e.to_string())?;
     if hello.protocol != PROTOCOL_VERSION {
@@ -101,12 +105,50 @@ pub fn serve(
             hello.protocol
         ));
     }
-    for line in lines {
+    while let Some(line) = lines.next() {
         let line = line.map_err(|e| format!("cannot read a request: {e}"))?;
         if line.trim().is_empty() {
             continue;
         }
-        let answer = match decode::<Request>("a request", &line) {
+        // A header is a short line of its own type; requests are long.
+        let header = (line.len() < 256 && line.contains("\"batch\""))
+            .then(|| decode::<BatchHeader>("a batch header", &line));
+        let answers = match header {
+            Some(Err(e)) => vec![encode(&Reply::Error(ErrorReply {
+                id: String::new(),
+                message: e.to_string(),
+            }))],
+            Some(Ok(header)) => {
+                let mut batch = Vec::with_capacity(header.count as usize);
+                while batch.len() < header.count as usize {
+                    match lines.next() {
+                        Some(l) => {
+                            let l = l.map_err(|e| format!("cannot read a request: {e}"))?;
+                            if !l.trim().is_empty() {
+                                batch.push(l);
+                            }
+                        }
+                        None => return Ok(()),
+                    }
+                }
+                answer_batch(backend.as_ref(), &batch, faults)
+            }
+            None => answer_batch(backend.as_ref(), &[line], faults),
+        };
+        for a in answers {
+            send(&mut out, &a).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// The lines that answer `requests`, in order: injected faults act as they
+/// come, the cases that decode run as one batch.
+fn answer_batch(backend: &dyn Backend, requests: &[String], faults: &[Fault]) -> Vec<String> {
+    let mut answers: Vec<Option<String>> = Vec::with_capacity(requests.len());
+    let (mut cases, mut at, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+    for line in requests {
+        let reply = match decode::<Request>("a request", line) {
             Err(e) => Reply::Error(ErrorReply {
                 id: String::new(),
                 message: e.to_string(),
@@ -125,8 +167,7 @@ pub fn serve(
                         std::process::abort()
                     }
                     Some(FaultKind::Garbage) => {
-                        send(&mut out, "\u{7}this is not a message {")
-                            .map_err(|e| e.to_string())?;
+                        answers.push(Some("\u{7}this is not a message {".into()));
                         continue;
                     }
                     Some(FaultKind::WrongId) => Reply::NotSupported(NotSupportedReply {
@@ -138,7 +179,13 @@ pub fn serve(
                         reason: "injected decline".into(),
                     }),
                     None => match case_of(&request) {
-                        Ok(case) => reply(&request.id, backend.run(&case)),
+                        Ok(case) => {
+                            cases.push(case);
+                            at.push(answers.len());
+                            ids.push(request.id);
+                            answers.push(None);
+                            continue;
+                        }
                         Err(message) => Reply::Error(ErrorReply {
                             id: request.id.clone(),
                             message: format!("a bad request: {message}"),
@@ -147,7 +194,26 @@ pub fn serve(
                 }
             }
         };
-        send(&mut out, &encode(&answer)).map_err(|e| e.to_string())?;
+        answers.push(Some(encode(&reply)));
     }
-    Ok(())
+    let refs: Vec<&crate::load::Case> = cases.iter().collect();
+    let ran = if refs.len() == 1 {
+        vec![backend.run(refs[0])]
+    } else {
+        backend.run_batch(&refs)
+    };
+    for ((i, id), result) in at.into_iter().zip(ids).zip(ran) {
+        answers[i] = Some(encode(&reply(&id, result)));
+    }
+    answers
+        .into_iter()
+        .map(|a| {
+            a.unwrap_or_else(|| {
+                encode(&Reply::Error(ErrorReply {
+                    id: String::new(),
+                    message: "the backend's batch gave fewer results than cases".into(),
+                }))
+            })
+        })
+        .collect()
 }

@@ -28,6 +28,25 @@ pub enum RunType {
     Run,
 }
 
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchType {
+    #[default]
+    Batch,
+}
+
+/// Announces that the next `count` lines are `run` requests the backend may
+/// run together (one pipeline and one submission for many generated
+/// cases), answered in order, one reply each. Sent only to a backend whose
+/// hello says `batch: true`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchHeader {
+    #[serde(rename = "type")]
+    pub kind: BatchType,
+    pub count: u32,
+}
+
 /// The runner's first line.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -66,6 +85,9 @@ pub struct BackendHello {
     /// judged by whether they compile).
     #[serde(default, skip_serializing_if = "is_run")]
     pub phase: Phase,
+    /// Whether the backend takes `batch` headers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub batch: bool,
 }
 
 fn is_run(p: &Phase) -> bool {
@@ -305,6 +327,10 @@ pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
         (
             "backend-hello.schema.json",
             schemars::schema_for!(BackendHello).to_value(),
+        ),
+        (
+            "batch-header.schema.json",
+            schemars::schema_for!(BatchHeader).to_value(),
         ),
         (
             "request.schema.json",
