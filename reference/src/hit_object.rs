@@ -88,17 +88,33 @@ pub fn check_known_ray_flags(flags: u32, profile: Profile, clause: &str) -> Resu
     .clause(clause))
 }
 
+/// The bits of a record index a hit object keeps, `(hit group, miss)`. The
+/// HLSL texts keep the low 16 bits of a miss index
+/// (`ser.hit_object.make_miss.miss_index_low_16_bits`) and the low 28 of
+/// a hit-group index set later
+/// (`ser.hit_object.set_shader_table_index.hit_low_28_bits`); the GLSL
+/// texts state no masking: the index is kept "as encoded"
+/// (`glsl_nv.hit_object_record_miss.sbt_record_index`,
+/// `glsl_ext.hit_object_set_sbt_record_index.sets_index`, whose
+/// counterparts in `spec-map/` record the difference).
+fn index_masks(profile: Profile) -> (u32, u32) {
+    if profile.is_hlsl() {
+        (HIT_GROUP_INDEX_MASK, MISS_INDEX_MASK)
+    } else {
+        (u32::MAX, u32::MAX)
+    }
+}
+
 /// `HitObject::MakeMiss`: a miss without tracing a ray
-/// (`ser.hit_object.make_miss.constructs_miss`); only the low 16 bits of the
-/// miss index are used (`ser.hit_object.make_miss.miss_index_low_16_bits`).
-/// Whether the flags are known and the record exists is checked by the
-/// caller.
-pub fn make_miss(flags: u32, miss_index: u32, mut ray: Ray) -> HitObject {
+/// (`ser.hit_object.make_miss.constructs_miss`), keeping the bits of the
+/// miss index `profile` keeps ([`index_masks`]). Whether the flags are
+/// known and the record exists is checked by the caller.
+pub fn make_miss(flags: u32, miss_index: u32, mut ray: Ray, profile: Profile) -> HitObject {
     ray.flags = flags;
     let index = if mutation::active(Mutation::MakeMissIndexUnmasked) {
         miss_index
     } else {
-        miss_index & MISS_INDEX_MASK
+        miss_index & index_masks(profile).1
     };
     HitObject::Miss(Box::new(Miss { ray, index }))
 }
@@ -404,22 +420,24 @@ impl HitObject {
         }
     }
 
-    /// `ser.hit_object.set_shader_table_index.sets_index`: a hit keeps the
-    /// bottom 28 bits (`ser.hit_object.set_shader_table_index.hit_low_28_bits`),
-    /// a miss the low 16 (`ser.hit_object.set_shader_table_index.miss_low_16_bits`),
-    /// a NOP ignores the value (`ser.hit_object.set_shader_table_index.nop_ignored`).
-    pub fn set_shader_table_index(&mut self, index: u32) {
+    /// `ser.hit_object.set_shader_table_index.sets_index`: under HLSL a hit
+    /// keeps the bottom 28 bits (`ser.hit_object.set_shader_table_index.hit_low_28_bits`),
+    /// a miss the low 16 (`ser.hit_object.set_shader_table_index.miss_low_16_bits`);
+    /// GL_EXT keeps every bit ([`index_masks`]); a NOP ignores the value
+    /// (`ser.hit_object.set_shader_table_index.nop_ignored`).
+    pub fn set_shader_table_index(&mut self, index: u32, profile: Profile) {
+        let (hit, miss) = index_masks(profile);
         match self {
             HitObject::Hit(h) if mutation::active(Mutation::HitIndexMasked16) => {
                 h.index = Some(index & MISS_INDEX_MASK)
             }
-            HitObject::Hit(h) => h.index = Some(index & HIT_GROUP_INDEX_MASK),
+            HitObject::Hit(h) => h.index = Some(index & hit),
             HitObject::Miss(m) if mutation::active(Mutation::MissIndexMasked28) => {
                 m.index = index & HIT_GROUP_INDEX_MASK
             }
-            HitObject::Miss(m) => m.index = index & MISS_INDEX_MASK,
+            HitObject::Miss(m) => m.index = index & miss,
             HitObject::Nop if mutation::active(Mutation::NopSetIndexNotIgnored) => {
-                *self = make_miss(0, index, Ray::zero())
+                *self = make_miss(0, index, Ray::zero(), profile)
             }
             HitObject::Nop => {}
         }

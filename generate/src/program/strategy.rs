@@ -63,6 +63,18 @@ fn trace(rays: usize, micromap_2_state: bool) -> impl Strategy<Value = Trace> {
         )
 }
 
+/// Whether a record index carries bits above those HLSL keeps, which HLSL
+/// drops (`ser.hit_object.make_miss.miss_index_low_16_bits`): never in
+/// GLSL, whose texts keep an index "as encoded", so that such an index
+/// refers to no record.
+fn high_bits(d: Dialect) -> BoxedStrategy<bool> {
+    if d.language.is_glsl() {
+        Just(false).boxed()
+    } else {
+        prop::bool::weighted(0.2).boxed()
+    }
+}
+
 /// An inline query. RAY_FLAG_SKIP_CLOSEST_HIT_SHADER is not allowed for
 /// TraceRayInline (`dxr.ray_flags.skip_closest_hit.not_for_ray_query`).
 fn query(rays: usize, sm69: bool) -> impl Strategy<Value = Query> {
@@ -122,7 +134,7 @@ fn construct(rays: usize, d: Dialect) -> BoxedStrategy<Construct> {
         (
             2,
             true,
-            (miss_flags, record(), prop::bool::weighted(0.2), r)
+            (miss_flags, record(), high_bits(d), r)
                 .prop_map(|(flags, miss, high, ray)| Construct::MakeMiss {
                     // A valid combination of defined flags: unknown ones are
                     // undefined behaviour (`dxr.trace_ray.ray_flags.unknown_flags_undefined`).
@@ -200,8 +212,12 @@ fn simple(rays: usize, d: Dialect) -> BoxedStrategy<Stmt> {
         (
             2,
             ser && d.set_index,
-            (hit_object(), record(), 0u32..=15)
-                .prop_map(|(h, index, high)| Stmt::SetIndex { h, index, high })
+            (hit_object(), record(), high_bits(d), 0u32..=15)
+                .prop_map(|(h, index, high, bits)| Stmt::SetIndex {
+                    h,
+                    index,
+                    high: if high { bits } else { 0 },
+                })
                 .boxed(),
         ),
         (3, ser, hit_object().prop_map(Stmt::Invoke).boxed()),

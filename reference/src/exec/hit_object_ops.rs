@@ -11,6 +11,7 @@ use crate::ray_query::{RayQuery, NO_ATTRIBUTES};
 use crate::sbt::layout::{self, ConstantLoad};
 use crate::sbt::Table;
 use crate::value::{new_value, Fill, Scalar, StructLayouts, Value};
+use crate::Profile;
 use ser_lang::ast::{Expr, ScalarType, Type};
 use ser_lang::names::ray_flag;
 
@@ -170,15 +171,20 @@ impl<'a> Thread<'a> {
         if motion {
             ray.time = RayTime::Recorded(self.time_arg(&args[3]).await?);
         }
-        let obj = hit_object::make_miss(flags, miss, ray);
+        let profile = self.w.options.profile;
+        let obj = hit_object::make_miss(flags, miss, ray, profile);
         // "The miss shader index must reference a valid shader table
-        // record" (`ser.hit_object.make_miss.miss_index_must_be_valid`).
+        // record" (`ser.hit_object.make_miss.miss_index_must_be_valid`);
+        // GLSL's index "refers to the record index of the miss shader"
+        // (`glsl_nv.hit_object_record_miss.sbt_record_index`): one that
+        // refers to no record is read as undefined there too.
+        let clause = match profile {
+            Profile::VulkanNv => "glsl_nv.hit_object_record_miss.sbt_record_index",
+            Profile::VulkanExt => "glsl_ext.hit_object_record_miss.sbt_record_index",
+            _ => "ser.hit_object.make_miss.miss_index_must_be_valid",
+        };
         if let Some((table, index)) = obj.record() {
-            self.check_record(
-                table,
-                index,
-                "ser.hit_object.make_miss.miss_index_must_be_valid",
-            )?;
+            self.check_record(table, index, clause)?;
         }
         Ok(Value::HitObject(Box::new(obj)))
     }
@@ -305,7 +311,8 @@ impl<'a> Thread<'a> {
                         format!("the record index is unspecified ({why})"),
                     );
                 }
-                h.set_shader_table_index(index.convert(ScalarType::Uint, &mut self.log).bits);
+                let index = index.convert(ScalarType::Uint, &mut self.log).bits;
+                h.set_shader_table_index(index, self.w.options.profile);
                 Value::void()
             }
             "LoadLocalRootTableConstant" => {

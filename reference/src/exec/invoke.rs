@@ -42,7 +42,7 @@ impl<'a> Thread<'a> {
         let place = self.place(payload).await?;
         let payload = self.read_place(&place)?;
         if mutation::active(Mutation::NopInvokeRunsMiss) && object.is_nop() {
-            *object = hit_object::make_miss(0, 0, Ray::zero());
+            *object = hit_object::make_miss(0, 0, Ray::zero(), self.w.options.profile);
         }
         if let HitObject::Hit(h) = &mut *object {
             if mutation::active(Mutation::UnsetQueryInvokesRecord0) {
