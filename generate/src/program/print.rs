@@ -189,8 +189,15 @@ impl Printer<'_> {
             Stmt::Read { h, accessor } => self.read(*h, *accessor),
             Stmt::LoadConstant { h, offset } => {
                 let at = self.slot();
+                // GLSL reads through the record's address, which an empty
+                // object does not have (undefined; HLSL's NOP reads 0).
+                let guard = if self.dialect.language.is_glsl() {
+                    format!("if (!h{h}.IsNop()) ")
+                } else {
+                    String::new()
+                };
                 self.push(&format!(
-                    "{at} = h{h}.LoadLocalRootTableConstant({offset});"
+                    "{guard}{at} = h{h}.LoadLocalRootTableConstant({offset});"
                 ));
             }
             Stmt::ReadPayload => {

@@ -193,6 +193,16 @@ struct FuzzArgs {
     /// (default: the machine's cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Also write every generated case the reference decides to this
+    /// folder, its legal outcomes as expectations (a corpus for `--cases`).
+    #[arg(long)]
+    emit: Option<PathBuf>,
+    /// Generate as for a backend that claims only these capabilities
+    /// (comma-separated; default: the backend's claim): with `--backend
+    /// reference --profile P`, makes the cases a campaign on another
+    /// backend made, without it.
+    #[arg(long, value_delimiter = ',')]
+    capabilities: Option<Vec<String>>,
 }
 
 #[derive(clap::Args)]
@@ -397,6 +407,8 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         jobs: args
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        emit: args.emit,
+        capabilities: args.capabilities,
     };
     let diff = Differential::new(backend.clone(), timeout);
     let summary = match ser_harness::fuzz::run(&campaign, &diff) {

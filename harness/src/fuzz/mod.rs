@@ -43,6 +43,14 @@ pub struct Campaign {
     pub batch: usize,
     /// Threads that work out the reference's legal outcomes of a batch.
     pub jobs: usize,
+    /// Where to write every generated case the reference decides, with its
+    /// legal outcomes as expectations: a corpus the ordinary runner can
+    /// run (`--cases DIR`).
+    pub emit: Option<PathBuf>,
+    /// Generate as for a backend that claims only these capabilities (of
+    /// those the backend claims): to make, without the device, the cases a
+    /// campaign on it made.
+    pub capabilities: Option<Vec<String>>,
 }
 
 impl Campaign {
@@ -58,6 +66,8 @@ impl Campaign {
             progress: false,
             batch: 1,
             jobs: 1,
+            emit: None,
+            capabilities: None,
         }
     }
 }
@@ -146,14 +156,18 @@ impl Differential {
     /// What the campaign's programs may use: the forms of the backend's
     /// profile and the capabilities it claims, so that what is generated
     /// is inside its claim.
-    pub fn dialect(&self) -> Dialect {
+    pub fn dialect(&self, only: Option<&[String]>) -> Dialect {
+        let mut capabilities = self.backend.capabilities();
+        if let Some(only) = only {
+            capabilities.retain(|c| only.contains(c));
+        }
         let language = match self.backend.profile() {
             Profile::Sm69 => Language::Hlsl { sm69: true },
             Profile::VulkanNv => Language::GlslNv,
             Profile::VulkanExt => Language::GlslExt,
             _ => Language::Hlsl { sm69: false },
         };
-        Dialect::with_capabilities(language, &self.backend.capabilities())
+        Dialect::with_capabilities(language, &capabilities)
     }
 
     fn load(&self, name: &str, case: &Json) -> Result<Case, String> {
@@ -221,10 +235,25 @@ impl Differential {
 
     /// [`Differential::check`] for many cases: the reference's legal
     /// outcomes on `jobs` threads, then one batch on the backend.
-    fn check_batch(&self, cases: Vec<(String, Json)>, jobs: usize) -> Vec<Check> {
+    fn check_batch(
+        &self,
+        cases: Vec<(String, Json)>,
+        jobs: usize,
+        emit: Option<&Path>,
+    ) -> std::io::Result<Vec<Check>> {
         let expected = parallel_map(&cases, jobs, |(name, case)| {
             self.with_expectations(name, case.clone())
         });
+        if let Some(dir) = emit {
+            std::fs::create_dir_all(dir)?;
+            for ((name, _), e) in cases.iter().zip(&expected) {
+                if let Ok((_, json)) = e {
+                    let text = serde_json::to_string_pretty(&gen::file(json.clone()))
+                        .expect("JSON serializes");
+                    std::fs::write(dir.join(format!("{name}.json")), text + "\n")?;
+                }
+            }
+        }
         let mut checks: Vec<Option<Check>> = Vec::with_capacity(cases.len());
         let (mut batch, mut jsons, mut at) = (Vec::new(), Vec::new(), Vec::new());
         for (i, e) in expected.into_iter().enumerate() {
@@ -242,10 +271,10 @@ impl Differential {
         for ((result, json), i) in results.into_iter().zip(jsons).zip(at) {
             checks[i] = Some(Self::verdict(result, json));
         }
-        checks
+        Ok(checks
             .into_iter()
             .map(|c| c.expect("every case checked"))
-            .collect()
+            .collect())
     }
 }
 
@@ -321,7 +350,10 @@ fn runner(seed: u64) -> TestRunner {
 /// case that fails is an I/O error; everything else is in the summary.
 pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary> {
     let start = Instant::now();
-    let strategy = gen::generated(campaign.max_statements, diff.dialect());
+    let strategy = gen::generated(
+        campaign.max_statements,
+        diff.dialect(campaign.capabilities.as_deref()),
+    );
     let mut runner = runner(campaign.seed);
     let bar = progress_bar(campaign);
     let mut summary = Summary::default();
@@ -347,7 +379,7 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
                 (name, case)
             })
             .collect();
-        let checks = diff.check_batch(cases, campaign.jobs);
+        let checks = diff.check_batch(cases, campaign.jobs, campaign.emit.as_deref())?;
         for ((k, mut tree), check) in made.into_iter().zip(checks) {
             summary.run += 1;
             match check {
@@ -413,10 +445,36 @@ fn shrink_and_write(
     original: &Generated,
 ) -> std::io::Result<Finding> {
     let origin_text = origin(campaign.seed, n, original);
+    let describe = |d: &Disagreement, shrunk: Option<(usize, &Generated)>| {
+        let how = match shrunk {
+            Some((steps, small)) => format!(
+                "{}, shrunk in {steps} step(s) to {}",
+                gen::describe(&original.program),
+                gen::describe(&small.program)
+            ),
+            None => format!("{}, not shrunk", gen::describe(&original.program)),
+        };
+        format!(
+            "Found by `ser-conformance fuzz --seed {}` against backend `{}` (case {n}; {how}). The backend's verdict was {}: {}",
+            campaign.seed,
+            diff.backend.name(),
+            d.verdict.name(),
+            d.message.lines().next().unwrap_or("")
+        )
+    };
+    // Written before shrinking, so that a campaign stopped while it shrinks
+    // (a device's time limit) keeps what it found.
+    let file = write_finding(campaign, name, &found, describe(&found, None))?;
+    // A step of shrinking a hang or a crash costs a time limit or a fresh
+    // process: a few steps only.
+    let budget = match found.verdict {
+        Verdict::Timeout | Verdict::Crash => campaign.shrink_budget.min(HANG_SHRINK_STEPS),
+        _ => campaign.shrink_budget,
+    };
     // The smallest value that still disagrees the same way is the last one
     // that did: keep its judgement rather than judge it again.
     let mut last = found;
-    let (small, steps) = shrink::shrink(tree, campaign.shrink_budget, |g| {
+    let (small, steps) = shrink::shrink(tree, budget, |g| {
         match diff.check(name, gen::program_case(name, &origin_text, g)) {
             Check::Disagree(d) if d.verdict == last.verdict => {
                 last = d;
@@ -425,27 +483,15 @@ fn shrink_and_write(
             _ => false,
         }
     });
+    write_finding(
+        campaign,
+        name,
+        &last,
+        describe(&last, Some((steps, &small))),
+    )?;
     let Disagreement {
-        verdict,
-        message,
-        mut case,
+        verdict, message, ..
     } = last;
-    case["description"] = Json::String(format!(
-        "Found by `ser-conformance fuzz --backend {} --seed {}` (case {n}; {}, shrunk in {steps} step(s) to {}). The backend's verdict was {}: {}",
-        diff.backend.name(),
-        campaign.seed,
-        gen::describe(&original.program),
-        gen::describe(&small.program),
-        verdict.name(),
-        message.lines().next().unwrap_or("")
-    ));
-    case["reading"] = Json::String(
-        "A differential regression case: its expectations are the reference's legal outcomes for a generated program (every legal result accepted, unspecified words free), not worked out by hand. Check the disagreement against the spec before relying on it.".into(),
-    );
-    std::fs::create_dir_all(&campaign.out)?;
-    let file = campaign.out.join(format!("{name}.json"));
-    let text = serde_json::to_string_pretty(&gen::file(case)).expect("JSON serializes");
-    std::fs::write(&file, text + "\n")?;
     Ok(Finding {
         case: n,
         verdict,
@@ -457,6 +503,28 @@ fn shrink_and_write(
             gen::describe(&small.program),
         ),
     })
+}
+
+/// Most shrinking steps for a hang or a crash.
+const HANG_SHRINK_STEPS: usize = 8;
+
+/// Writes a disagreement as a regression case file; returns its path.
+fn write_finding(
+    campaign: &Campaign,
+    name: &str,
+    d: &Disagreement,
+    description: String,
+) -> std::io::Result<PathBuf> {
+    let mut case = d.case.clone();
+    case["description"] = Json::String(description);
+    case["reading"] = Json::String(
+        "A differential regression case: its expectations are the reference's legal outcomes for a generated program (every legal result accepted, unspecified words free), not worked out by hand. Check the disagreement against the spec before relying on it.".into(),
+    );
+    std::fs::create_dir_all(&campaign.out)?;
+    let file = campaign.out.join(format!("{name}.json"));
+    let text = serde_json::to_string_pretty(&gen::file(case)).expect("JSON serializes");
+    std::fs::write(&file, text + "\n")?;
+    Ok(file)
 }
 
 #[cfg(test)]

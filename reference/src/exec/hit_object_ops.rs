@@ -349,6 +349,9 @@ impl<'a> Thread<'a> {
     /// objects read zero (`ser.hit_object.load_local_root_table_constant.nop_or_unset_query_zero`).
     fn load_local_root_table_constant(&self, h: &HitObject, offset: u32) -> Ex<Value> {
         let Some((table, index)) = h.record() else {
+            if !self.w.options.profile.is_hlsl() {
+                return Err(Self::no_record_to_read(self.w.options.profile));
+            }
             if !offset.is_multiple_of(4) {
                 return self.misaligned(offset);
             }
@@ -377,6 +380,27 @@ impl<'a> Thread<'a> {
                 "LoadLocalRootTableConstant of padding or of bytes past the record's local root arguments",
             )),
         })
+    }
+
+    /// GLSL reads a record through the handle `hitObjectGetShaderRecordBufferHandle*`
+    /// returns, "the address for data for a record in the shader binding
+    /// table as encoded in the hit object"; an object that encodes no
+    /// record (an empty one) has no such address, and the texts do not say
+    /// what the handle is then. Reading through it is read here as a read
+    /// through a buffer reference that addresses nothing: undefined (HLSL's
+    /// NOP rule, return 0, is not GLSL's).
+    fn no_record_to_read(profile: Profile) -> super::thread::Exit {
+        let clause = if profile == Profile::VulkanExt {
+            "glsl_ext.hit_object_get_shader_record_buffer_handle.returns_record_address"
+        } else {
+            "glsl_nv.hit_object_get_shader_record_buffer_handle.returns_record_address"
+        };
+        Fault::new(
+            FaultCode::InvalidValue,
+            "a shader record read through the handle of a hit object that encodes no record (an empty one): the GLSL texts give it no address",
+        )
+        .clause(clause)
+        .into()
     }
 
     fn misaligned(&self, offset: u32) -> Ex<Value> {
