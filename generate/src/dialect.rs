@@ -24,11 +24,11 @@ pub enum Language {
 impl Language {
     /// Whether hit objects can be copied (`h1 = h0`): GLSL's hit-object
     /// types are opaque, and a GLSL opaque variable cannot be assigned.
-    pub fn copies_hit_objects(self) -> bool {
+    pub const fn copies_hit_objects(self) -> bool {
         matches!(self, Language::Hlsl { .. })
     }
 
-    pub fn is_glsl(self) -> bool {
+    pub const fn is_glsl(self) -> bool {
         !self.copies_hit_objects()
     }
 }
@@ -52,6 +52,11 @@ pub struct Dialect {
     pub load_constant: bool,
     /// Opacity micromaps in scenes (`opacity_micromaps`).
     pub micromaps: bool,
+    /// Wave operations (`wave_operations`). Only HLSL programs use them:
+    /// the GLSL texts in `shared/spec` say nothing of how invocations are
+    /// packed into subgroups, so no clause of theirs would decide the
+    /// results (the DXR text's silence is what the reference explores).
+    pub waves: bool,
 }
 
 impl Dialect {
@@ -67,6 +72,7 @@ impl Dialect {
             get_ray_flags: !glsl_nv,
             load_constant: true,
             micromaps: true,
+            waves: !language.is_glsl(),
         }
     }
 
@@ -83,6 +89,7 @@ impl Dialect {
             get_ray_flags: full.get_ray_flags && has("hit_object_get_ray_flags"),
             load_constant: has("hit_object_load_local_root_table_constant"),
             micromaps: has("opacity_micromaps"),
+            waves: full.waves && has("wave_operations"),
         }
     }
 

@@ -9,11 +9,10 @@
 //! forms of its profile's text and the capabilities of the backend under
 //! test (without SER, programs trace with `TraceRay` and query inline).
 //!
-//! No wave operations: the reference takes the packing of dispatch indices
-//! into waves as fixed (thread `t` in lane `t % wave`), which the spec does
-//! not say, so a wave result before any reorder point would be judged
-//! against one packing only (`tests/generated.rs` found this with
-//! `WaveIsFirstLane`; see `reference/src/exec/schedule.rs`).
+//! Wave operations ([`Wave`]) only where the reference explores the
+//! packing of the dispatch into waves (no text says which threads share a
+//! wave, `dxr.wave_intrinsics.allowed_for_tools`), and only those with few
+//! legal results (no lane index or ballot, whose results span the wave).
 //!
 //! A program is data ([`Program`]), made by the strategies in [`strategy`]
 //! (so proptest can shrink it) and printed as the case language by
@@ -99,6 +98,24 @@ pub enum Construct {
         ray: u8,
         attributes: [u8; 2],
     },
+}
+
+/// Wave operations whose legal results over every packing of the
+/// dispatch into waves are few (the reference explores the packing,
+/// `reference/src/exec/packing.rs`): at most one per thread of the
+/// dispatch, so that a program stays within the runs a fuzz case may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wave {
+    /// `WaveActiveCountBits((t & 1) == 0)`.
+    CountEvenThreads,
+    /// `WaveActiveCountBits(hN.IsHit())`.
+    CountHits(u8),
+    /// `WaveActiveAllEqual(p.a)`, written as 1 or 0.
+    PayloadAllEqual,
+    /// `WaveReadLaneFirst(p.a)`.
+    FirstPayload,
+    /// `WaveIsFirstLane()`, written as 1 or 0.
+    IsFirstLane,
 }
 
 /// A `RayQuery` traced inline to its end, committing procedural
@@ -194,6 +211,8 @@ pub enum Stmt {
     ReadPayload,
     /// `p.a = value`.
     SetPayload(u32),
+    /// A wave operation's result into `Out`.
+    Wave(Wave),
     /// A [`Query`], then its committed status and, when it committed
     /// something, the committed instance, geometry, primitive and `t` into
     /// the output buffers.

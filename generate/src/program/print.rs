@@ -6,7 +6,9 @@
 //! `t * SLOTS + k`, so threads never write the same word. After the body,
 //! every program reads the main facts of its hit objects and its payload.
 
-use super::{Accessor, Construct, Program, Query, Reorder, Stmt, Trace, CONSTANTS, RECORDS};
+use super::{
+    Accessor, Construct, Program, Query, Reorder, Stmt, Trace, Wave, CONSTANTS, RECORDS,
+};
 use crate::dialect::{Dialect, Language};
 use crate::ray::flags_expr;
 use crate::scene::Facts;
@@ -206,6 +208,17 @@ impl Printer<'_> {
             }
             Stmt::SetPayload(v) => self.push(&format!("p.a = {v};")),
             Stmt::Query(q) => self.query_reads(q),
+            Stmt::Wave(w) => {
+                let at = self.slot();
+                let e = match w {
+                    Wave::CountEvenThreads => "WaveActiveCountBits((t & 1) == 0)".to_string(),
+                    Wave::CountHits(h) => format!("WaveActiveCountBits(h{h}.IsHit())"),
+                    Wave::PayloadAllEqual => "WaveActiveAllEqual(p.a) ? 1 : 0".to_string(),
+                    Wave::FirstPayload => "WaveReadLaneFirst(p.a)".to_string(),
+                    Wave::IsFirstLane => "WaveIsFirstLane() ? 1 : 0".to_string(),
+                };
+                self.push(&format!("{at} = {e};"));
+            }
             Stmt::IfHit { h, then, otherwise } => {
                 self.push(&format!("if (h{h}.IsHit())"));
                 self.block(then);

@@ -174,6 +174,20 @@ fn construct(rays: usize, d: Dialect) -> BoxedStrategy<Construct> {
     ])
 }
 
+/// A wave operation; one on a hit object only with SER.
+fn wave(ser: bool) -> BoxedStrategy<Wave> {
+    let mut arms = vec![
+        Just(Wave::CountEvenThreads).boxed(),
+        Just(Wave::IsFirstLane).boxed(),
+        Just(Wave::PayloadAllEqual).boxed(),
+        Just(Wave::FirstPayload).boxed(),
+    ];
+    if ser {
+        arms.push(hit_object().prop_map(Wave::CountHits).boxed());
+    }
+    Union::new(arms).boxed()
+}
+
 fn reorder() -> impl Strategy<Value = Reorder> {
     // Hints of any width with up to 32 bits taken into account
     // (`ser.dxil.maybereorderthread.warn_num_bits_le_32`).
@@ -249,6 +263,7 @@ fn simple(rays: usize, d: Dialect) -> BoxedStrategy<Stmt> {
             d.ray_query,
             query(rays, sm69).prop_map(Stmt::Query).boxed(),
         ),
+        (1, d.waves, wave(ser).prop_map(Stmt::Wave).boxed()),
     ])
 }
 
