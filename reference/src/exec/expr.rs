@@ -56,23 +56,22 @@ impl<'a> Thread<'a> {
                 }
                 index_value(v, i.bits as usize)
             }
-            ExprKind::Call { name, args } => self.call(name, args).await,
+            // Calls are boxed: what a call may run (a trace, a shader) makes
+            // its future large, and every other expression would carry it.
+            ExprKind::Call { name, args } => Box::pin(self.call(name, args)).await,
             ExprKind::StaticCall {
                 ty,
                 method,
                 template,
                 args,
                 ..
-            } => self.static_call(ty, method, template.as_ref(), args).await,
+            } => Box::pin(self.static_call(ty, method, template.as_ref(), args)).await,
             ExprKind::MethodCall {
                 receiver,
                 method,
                 template,
                 args,
-            } => {
-                self.method_call(receiver, method, template.as_ref(), args)
-                    .await
-            }
+            } => Box::pin(self.method_call(receiver, method, template.as_ref(), args)).await,
             ExprKind::Construct(ty, args) => {
                 let mut comps = Vec::new();
                 for a in args {
@@ -257,7 +256,7 @@ impl<'a> Thread<'a> {
             return self.intrinsic(name, args).await;
         };
         let mut values = Vec::with_capacity(args.len());
-        let mut places: Vec<Option<Place>> = Vec::with_capacity(args.len());
+        let mut places: Vec<Option<Place<'a>>> = Vec::with_capacity(args.len());
         for (p, a) in f.params.iter().zip(args) {
             if matches!(p.mode, ParamMode::Out | ParamMode::InOut) {
                 let place = self.place(a).await?;
