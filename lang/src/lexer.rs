@@ -113,7 +113,10 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
             let rest = &chars[i..];
             let starts =
                 |p: &str| p.len() <= rest.len() && p.chars().zip(rest).all(|(a, b)| a == *b);
-            let Some(p) = PUNCTS.iter().find(|p| starts(p)) else {
+            // Only punctuation whose first character is `c` can match (all
+            // of it is ASCII).
+            let first = |p: &str| char::from(p.as_bytes()[0]) == c;
+            let Some(p) = PUNCTS.iter().find(|p| first(p) && starts(p)) else {
                 return Err(ParseError::new(span, format!("unexpected character `{c}`")));
             };
             advance(&mut i, &mut line, &mut col, p.len());

@@ -390,7 +390,9 @@ fn load_case(
     let source = source.text();
     let library = parse_library(&spec, &source, &at).map_err(|(p, m)| error(p, m))?;
     check_profile_forms(&spec, &library, &at).map_err(|(p, m)| error(p, m))?;
-    let program = Program::new(library.clone()).map_err(|e| {
+    // The program keeps the library as it was given: the case takes it back
+    // below.
+    let program = Program::new(library).map_err(|e| {
         let (p, m) = library_error(&spec, e.span.line, &at, format!("{e}"));
         error(p, m)
     })?;
@@ -415,7 +417,7 @@ fn load_case(
             requires.push(c.to_string());
         }
     };
-    capability::used_by(&library)
+    capability::used_by(&program.library)
         .into_iter()
         .for_each(&mut need);
     if spec
@@ -452,7 +454,7 @@ fn load_case(
         scene: spec.scene.clone(),
         shader_table: spec.shader_table.clone(),
         source,
-        library,
+        library: program.library,
         dispatch: Dispatch {
             raygen: dispatch.raygen.clone(),
             size: dispatch.size,

@@ -14,20 +14,44 @@ impl<'a> Thread<'a> {
     }
 
     /// Evaluates an expression; faults carry the location of the statement.
-    pub fn eval<'s>(&'s mut self, e: &'a Expr) -> BoxFut<'s, Ex<Value>> {
-        Box::pin(async move {
-            self.step()?;
-            self.descend()?;
+    /// A leaf (a literal, a name) never suspends, so it is evaluated at
+    /// once, without a task of its own.
+    pub fn eval<'s>(&'s mut self, e: &'a Expr) -> Eval<'s> {
+        if is_leaf(e) {
+            let r = match self.enter_expr() {
+                Ok(()) => {
+                    let r = self.leaf(e);
+                    self.leave_expr(r)
+                }
+                Err(x) => Err(x),
+            };
+            return Eval::Done(Some(r));
+        }
+        Eval::Task(Box::pin(async move {
+            self.enter_expr()?;
             let r = self.eval_kind(e).await;
-            self.ascend();
-            match r {
-                Err(Exit::Fault(f)) => Err(Exit::Fault(Box::new(self.locate(*f)))),
-                other => other,
-            }
-        })
+            self.leave_expr(r)
+        }))
     }
 
-    async fn eval_kind(&mut self, e: &'a Expr) -> Ex<Value> {
+    /// Counts an expression's step and level (see [`Thread::step`],
+    /// [`Thread::descend`]).
+    fn enter_expr(&mut self) -> Ex<()> {
+        self.step()?;
+        self.descend()
+    }
+
+    /// Comes back from an expression; a fault gets the statement's location.
+    fn leave_expr(&mut self, r: Ex<Value>) -> Ex<Value> {
+        self.ascend();
+        match r {
+            Err(Exit::Fault(f)) => Err(Exit::Fault(Box::new(self.locate(*f)))),
+            other => other,
+        }
+    }
+
+    /// The value of a leaf expression (see [`is_leaf`]).
+    fn leaf(&mut self, e: &Expr) -> Ex<Value> {
         match &e.kind {
             ExprKind::IntLit {
                 value, unsigned, ..
@@ -35,6 +59,16 @@ impl<'a> Thread<'a> {
             ExprKind::FloatLit { bits, .. } => Ok(Value::float(f64::from_bits(*bits) as f32)),
             ExprKind::BoolLit(b) => Ok(Value::boolean(*b)),
             ExprKind::Ident(n) => self.ident(n),
+            _ => unreachable!("`eval` takes only leaves here"),
+        }
+    }
+
+    async fn eval_kind(&mut self, e: &'a Expr) -> Ex<Value> {
+        match &e.kind {
+            ExprKind::IntLit { .. }
+            | ExprKind::FloatLit { .. }
+            | ExprKind::BoolLit(_)
+            | ExprKind::Ident(_) => self.leaf(e),
             ExprKind::Member(base, name) => {
                 let v = self.eval(base).await?;
                 self.member(v, name)
@@ -56,23 +90,22 @@ impl<'a> Thread<'a> {
                 }
                 index_value(v, i.bits as usize)
             }
-            ExprKind::Call { name, args } => self.call(name, args).await,
+            // Calls are boxed: what a call may run (a trace, a shader) makes
+            // its future large, and every other expression would carry it.
+            ExprKind::Call { name, args } => Box::pin(self.call(name, args)).await,
             ExprKind::StaticCall {
                 ty,
                 method,
                 template,
                 args,
                 ..
-            } => self.static_call(ty, method, template.as_ref(), args).await,
+            } => Box::pin(self.static_call(ty, method, template.as_ref(), args)).await,
             ExprKind::MethodCall {
                 receiver,
                 method,
                 template,
                 args,
-            } => {
-                self.method_call(receiver, method, template.as_ref(), args)
-                    .await
-            }
+            } => Box::pin(self.method_call(receiver, method, template.as_ref(), args)).await,
             ExprKind::Construct(ty, args) => {
                 let mut comps = Vec::new();
                 for a in args {
@@ -257,7 +290,7 @@ impl<'a> Thread<'a> {
             return self.intrinsic(name, args).await;
         };
         let mut values = Vec::with_capacity(args.len());
-        let mut places: Vec<Option<Place>> = Vec::with_capacity(args.len());
+        let mut places: Vec<Option<Place<'a>>> = Vec::with_capacity(args.len());
         for (p, a) in f.params.iter().zip(args) {
             if matches!(p.mode, ParamMode::Out | ParamMode::InOut) {
                 let place = self.place(a).await?;
@@ -292,6 +325,39 @@ impl<'a> Thread<'a> {
             out.push(self.eval(a).await?);
         }
         Ok(out)
+    }
+}
+
+/// Whether an expression is a leaf: a literal or a name, which evaluates
+/// without evaluating anything else.
+fn is_leaf(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::IntLit { .. }
+            | ExprKind::FloatLit { .. }
+            | ExprKind::BoolLit(_)
+            | ExprKind::Ident(_)
+    )
+}
+
+/// An expression being evaluated: done already (a leaf), or a task that
+/// may suspend (at a wave operation or a reorder point inside it).
+pub(super) enum Eval<'s> {
+    Done(Option<Ex<Value>>),
+    Task(BoxFut<'s, Ex<Value>>),
+}
+
+impl std::future::Future for Eval<'_> {
+    type Output = Ex<Value>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Ex<Value>> {
+        match self.get_mut() {
+            Eval::Done(r) => std::task::Poll::Ready(r.take().expect("polled after it completed")),
+            Eval::Task(task) => task.as_mut().poll(cx),
+        }
     }
 }
 

@@ -52,12 +52,12 @@ pub(super) fn attributes_match(have: &str, want: &Type, program: &Program) -> bo
 impl<'a> Thread<'a> {
     /// `HitObject` and its functions exist only in raygeneration, closest-hit
     /// and miss shaders (`ser.hit_object.stages.raygen_closesthit_miss_only`).
-    pub(super) fn hit_object_stage(&self, what: &str) -> Ex<()> {
+    pub(super) fn hit_object_stage(&self, ty: &str, method: &str) -> Ex<()> {
         match self.stage() {
             Stage::RayGeneration | Stage::ClosestHit | Stage::Miss => Ok(()),
             s => Err(Fault::new(
                 FaultCode::InvalidStage,
-                format!("`{what}` in a {} shader", s.name()),
+                format!("`{ty}::{method}` in a {} shader", s.name()),
             )
             .clause("ser.hit_object.stages.raygen_closesthit_miss_only")
             .into()),
@@ -71,7 +71,7 @@ impl<'a> Thread<'a> {
         _template: Option<&'a Type>,
         args: &'a [Expr],
     ) -> Ex<Value> {
-        self.hit_object_stage(&format!("{ty}::{method}"))?;
+        self.hit_object_stage(ty, method)?;
         let arity = |n: usize| -> Ex<()> {
             if args.len() == n {
                 Ok(())
@@ -222,11 +222,11 @@ impl<'a> Thread<'a> {
         // Methods whose operand is an `out` place.
         match (method, args) {
             ("GetAttributes", [out]) if template.is_none() => {
-                self.hit_object_stage("HitObject::GetAttributes")?;
+                self.hit_object_stage("HitObject", "GetAttributes")?;
                 return self.get_attributes_out(receiver, out).await;
             }
             ("GetTriangleVertexPositions", [out]) => {
-                self.hit_object_stage("HitObject::GetTriangleVertexPositions")?;
+                self.hit_object_stage("HitObject", "GetTriangleVertexPositions")?;
                 return self.get_triangle_vertex_positions(receiver, out).await;
             }
             _ => {}
@@ -253,7 +253,7 @@ impl<'a> Thread<'a> {
     ) -> Ex<Value> {
         match v {
             Value::HitObject(h) => {
-                self.hit_object_stage(&format!("HitObject::{method}"))?;
+                self.hit_object_stage("HitObject", method)?;
                 self.hit_object_method(h, method, template, args)
             }
             Value::RayQuery(q) => self.ray_query_method(&mut q.get(), method, args),

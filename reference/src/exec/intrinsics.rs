@@ -14,10 +14,12 @@ use ser_lang::ast::Expr;
 impl<'a> Thread<'a> {
     pub async fn intrinsic(&mut self, name: &'a str, args: &'a [Expr]) -> Ex<Value> {
         match name {
-            "TraceRay" => self.trace_ray(args).await,
-            "TraceRayMotion" => self.trace_ray_motion(args).await,
-            "CallShader" => self.call_shader(args).await,
-            "ReportHit" => self.report_hit(args).await,
+            // Boxed: what runs shaders has a large future, which every call
+            // of a system value would otherwise allocate.
+            "TraceRay" => Box::pin(self.trace_ray(args)).await,
+            "TraceRayMotion" => Box::pin(self.trace_ray_motion(args)).await,
+            "CallShader" => Box::pin(self.call_shader(args)).await,
+            "ReportHit" => Box::pin(self.report_hit(args)).await,
             "IgnoreHit" | "AcceptHitAndEndSearch" => {
                 if self.stage() != Stage::AnyHit {
                     return fault(

@@ -48,7 +48,7 @@ impl<'a> Thread<'a> {
         &mut self,
         args: &'a [Expr],
         what: &str,
-    ) -> Ex<(TraceParams, Ray, Place)> {
+    ) -> Ex<(TraceParams, Ray, Place<'a>)> {
         if args.len() != 9 {
             return fault(
                 FaultCode::Unsupported,

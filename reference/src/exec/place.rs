@@ -9,8 +9,8 @@ use crate::value::{Scalar, Value};
 use ser_lang::ast::{Expr, ExprKind};
 
 #[derive(Clone, Debug)]
-pub(super) enum Root {
-    Local(String),
+pub(super) enum Root<'a> {
+    Local(&'a str),
     /// Buffer number and element index.
     Buffer(usize, Scalar),
 }
@@ -23,8 +23,8 @@ pub(super) enum Step {
 }
 
 #[derive(Clone, Debug)]
-pub(super) struct Place {
-    pub root: Root,
+pub(super) struct Place<'a> {
+    pub root: Root<'a>,
     pub steps: Vec<Step>,
 }
 
@@ -126,7 +126,7 @@ impl<'a> Thread<'a> {
     }
 
     /// Evaluates an expression to the place it names.
-    pub fn place<'s>(&'s mut self, e: &'a Expr) -> BoxFut<'s, Ex<Place>> {
+    pub fn place<'s>(&'s mut self, e: &'a Expr) -> BoxFut<'s, Ex<Place<'a>>> {
         Box::pin(async move {
             self.descend()?;
             let r = self.place_kind(e).await;
@@ -135,14 +135,14 @@ impl<'a> Thread<'a> {
         })
     }
 
-    async fn place_kind(&mut self, e: &'a Expr) -> Ex<Place> {
+    async fn place_kind(&mut self, e: &'a Expr) -> Ex<Place<'a>> {
         match &e.kind {
             ExprKind::Ident(n) => {
                 if self.local_mut(n).is_none() {
                     return fault(FaultCode::Unsupported, format!("`{n}` cannot be assigned"));
                 }
                 Ok(Place {
-                    root: Root::Local(n.clone()),
+                    root: Root::Local(n),
                     steps: Vec::new(),
                 })
             }

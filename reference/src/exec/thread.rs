@@ -65,18 +65,19 @@ pub(super) enum System {
 }
 
 /// One shader invocation on the thread's stack.
-pub(super) struct Invocation {
+pub(super) struct Invocation<'a> {
     pub stage: Stage,
     pub system: System,
     /// Local root constants of the record that selected the shader.
     pub constants: Vec<u32>,
-    pub frames: Vec<Frame>,
+    pub frames: Vec<Frame<'a>>,
 }
 
-/// One function call: its scopes of local variables.
-pub(super) struct Frame {
-    pub function: String,
-    pub scopes: Vec<Vec<(String, Value)>>,
+/// One function call: its scopes of local variables, named as the program
+/// names them.
+pub(super) struct Frame<'a> {
+    pub function: &'a str,
+    pub scopes: Vec<Vec<(&'a str, Value)>>,
     /// Where the current statement is, for fault messages.
     pub span: ser_lang::Span,
 }
@@ -95,7 +96,7 @@ pub(super) struct Thread<'a> {
     pub depth: u32,
     /// Dynamic position, for the scheduler (see [`Thread::event`]).
     pub path: Vec<u32>,
-    pub stack: Vec<Invocation>,
+    pub stack: Vec<Invocation<'a>>,
     /// Traversals in progress, innermost last.
     pub traces: Vec<super::trace::TraceState>,
     /// Open logs of the memory writes of shader invocations whose repetition
@@ -179,7 +180,7 @@ impl<'a> Thread<'a> {
     }
 
     /// The current shader invocation.
-    pub fn invocation(&self) -> &Invocation {
+    pub fn invocation(&self) -> &Invocation<'a> {
         self.stack.last().expect("a shader is running")
     }
 
@@ -187,7 +188,7 @@ impl<'a> Thread<'a> {
         self.invocation().stage
     }
 
-    fn frame(&mut self) -> &mut Frame {
+    fn frame(&mut self) -> &mut Frame<'a> {
         self.stack
             .last_mut()
             .expect("a shader is running")
@@ -200,7 +201,7 @@ impl<'a> Thread<'a> {
     pub fn locate(&self, mut f: Fault) -> Fault {
         if f.at.is_none() {
             if let Some(frame) = self.stack.last().and_then(|i| i.frames.last()) {
-                f.at = Some((frame.function.clone(), frame.span));
+                f.at = Some((frame.function.to_string(), frame.span));
             }
         }
         f
@@ -288,12 +289,12 @@ impl<'a> Thread<'a> {
 
     // ---- variables -------------------------------------------------------
 
-    pub fn declare(&mut self, name: &str, value: Value) {
+    pub fn declare(&mut self, name: &'a str, value: Value) {
         self.frame()
             .scopes
             .last_mut()
             .expect("a scope is open")
-            .push((name.to_string(), value));
+            .push((name, value));
     }
 
     /// The variable `name` in the current function, innermost first.
@@ -302,7 +303,7 @@ impl<'a> Thread<'a> {
             .scopes
             .iter_mut()
             .rev()
-            .find_map(|s| s.iter_mut().rev().find(|(n, _)| n == name).map(|(_, v)| v))
+            .find_map(|s| s.iter_mut().rev().find(|(n, _)| *n == name).map(|(_, v)| v))
     }
 
     fn push_scope(&mut self) {
@@ -376,13 +377,13 @@ impl<'a> Thread<'a> {
                 self.convert_to(&p.ty, a)
             };
             match v {
-                Ok(v) => scope.push((p.name.clone(), v)),
+                Ok(v) => scope.push((p.name.as_str(), v)),
                 Err(e) => return (Err(e), Vec::new()),
             }
         }
         let invocation = self.stack.last_mut().expect("a shader is running");
         invocation.frames.push(Frame {
-            function: f.name.clone(),
+            function: &f.name,
             scopes: vec![scope],
             span: f.span,
         });

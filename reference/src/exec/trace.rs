@@ -64,7 +64,11 @@ impl<'a> Thread<'a> {
 
     /// Evaluates `(Scene, flags, mask, contribution, multiplier, miss,
     /// ray, payload)`; the payload must be a place.
-    async fn trace_args(&mut self, args: &'a [Expr], what: &str) -> Ex<(TraceParams, Ray, Place)> {
+    async fn trace_args(
+        &mut self,
+        args: &'a [Expr],
+        what: &str,
+    ) -> Ex<(TraceParams, Ray, Place<'a>)> {
         if args.len() != 8 {
             return fault(
                 FaultCode::Unsupported,
@@ -93,7 +97,7 @@ impl<'a> Thread<'a> {
         args: &'a [Expr],
         payload: &'a Expr,
         what: &str,
-    ) -> Ex<(TraceParams, Ray, Place)> {
+    ) -> Ex<(TraceParams, Ray, Place<'a>)> {
         self.check_scene_operand(&args[0], what)?;
         let params = TraceParams {
             flags: self.uint_arg(&args[1], "the ray flags").await?,
@@ -142,13 +146,14 @@ impl<'a> Thread<'a> {
         &mut self,
         params: TraceParams,
         ray: Ray,
-        place: Place,
+        place: Place<'a>,
     ) -> Ex<Value> {
         let payload = self.read_place(&place)?;
         let payload = self.enter_call(payload, Call::HitObjectTraceRay);
         let held = self.holds_in_place();
         self.in_place += held;
-        let traversed = self.traverse(params, ray, payload).await;
+        // Boxed, as in `trace`.
+        let traversed = Box::pin(self.traverse(params, ray, payload)).await;
         self.in_place -= held;
         let (object, payload) = traversed?;
         let payload = self.leave_call(payload, Call::HitObjectTraceRay);
@@ -167,10 +172,17 @@ impl<'a> Thread<'a> {
     }
 
     /// `TraceRay` once its operands are evaluated.
-    pub(super) async fn trace(&mut self, params: TraceParams, ray: Ray, place: Place) -> Ex<Value> {
+    pub(super) async fn trace(
+        &mut self,
+        params: TraceParams,
+        ray: Ray,
+        place: Place<'a>,
+    ) -> Ex<Value> {
         let payload = self.read_place(&place)?;
         let payload = self.enter_call(payload, Call::TraceRay);
-        let (object, mut payload) = self.traverse(params, ray, payload).await?;
+        // Boxed: a traversal's future is large, and the expression that
+        // traces would otherwise carry it.
+        let (object, mut payload) = Box::pin(self.traverse(params, ray, payload)).await?;
         let skip = params.flags & ray_flag::SKIP_CLOSEST_HIT_SHADER != 0
             && !mutation::active(Mutation::SkipClosestHitIgnored);
         if !(object.is_hit() && skip) {
