@@ -7,6 +7,7 @@
 
 pub mod backend;
 pub mod batch;
+pub mod bench;
 pub mod compile;
 pub mod device;
 pub use ser_targets::glsl as emit;
