@@ -14,6 +14,7 @@ use ser_harness::backend::{Backend, BackendError, Execution, Output};
 use ser_harness::load::{Case, Expected};
 use ser_reference::Profile;
 pub use ser_targets::interface::Needed;
+use std::sync::atomic::AtomicUsize;
 use std::sync::Mutex;
 
 pub struct VulkanBackend {
@@ -23,6 +24,8 @@ pub struct VulkanBackend {
     name: String,
     /// What the device had when the backend started: the claim.
     features: Features,
+    /// How many cases of batches ran again on their own (`run_batch`).
+    pub retried: AtomicUsize,
 }
 
 /// Capabilities this backend has on any ray tracing device.
@@ -71,6 +74,7 @@ impl VulkanBackend {
             gpu: Mutex::new(gpu),
             name,
             features,
+            retried: AtomicUsize::new(0),
         }
     }
 
@@ -149,25 +153,41 @@ pub fn glsl(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Glsl>), B
 /// Every module a case needs, compiled.
 pub fn modules(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Module>), BackendError> {
     let (interface, glsl) = glsl(case, spelling)?;
-    let mut out = Vec::new();
-    for g in glsl {
-        let spirv = crate::compile::spirv(&g).map_err(|e| {
-            BackendError::Failed(format!(
-                "the GLSL emitted for `{}` does not compile (a bug of this backend): {e}\n{}",
-                g.entry, g.source
-            ))
-        })?;
-        out.push(Module {
-            entry: g.entry.clone(),
-            stage: stage_flags(g.stage),
-            spirv,
-        });
+    let modules = glsl
+        .iter()
+        .map(|g| module(g, crate::compile::spirv(g)))
+        .collect::<Result<_, _>>()?;
+    Ok((interface, modules))
+}
+
+/// An emitted module with glslang's answer for it.
+pub fn module(g: &Glsl, spirv: Result<Vec<u32>, String>) -> Result<Module, BackendError> {
+    let spirv = spirv.map_err(|e| {
+        BackendError::Failed(format!(
+            "the GLSL emitted for `{}` does not compile (a bug of this backend): {e}\n{}",
+            g.entry, g.source
+        ))
+    })?;
+    Ok(Module {
+        entry: g.entry.clone(),
+        stage: stage_flags(g.stage),
+        spirv,
+    })
+}
+
+/// Only cases that run shaders run here.
+pub fn runs_shaders(case: &Case) -> Result<(), BackendError> {
+    if matches!(case.expect, Expected::Buffers(_) | Expected::Undefined(_)) {
+        Ok(())
+    } else {
+        Err(BackendError::NotSupported(
+            "only cases that run shaders".into(),
+        ))
     }
-    Ok((interface, out))
 }
 
 /// Scenes and tables Vulkan cannot express validly.
-fn unexpressible(case: &Case) -> Result<(), String> {
+pub fn unexpressible(case: &Case) -> Result<(), String> {
     use ser_reference::scene::Primitives;
     let geometries = || case.scene.blas.iter().flat_map(|b| &b.geometries);
     let boxes = geometries().any(|g| matches!(g.primitives, Primitives::Aabbs(_)));
@@ -208,13 +228,13 @@ impl Backend for VulkanBackend {
     }
 
     fn run(&self, case: &Case) -> Result<Execution, BackendError> {
-        if !matches!(case.expect, Expected::Buffers(_) | Expected::Undefined(_)) {
-            return Err(BackendError::NotSupported(
-                "only cases that run shaders".into(),
-            ));
-        }
+        runs_shaders(case)?;
         let (interface, modules) = modules(case, self.spelling())?;
         self.execute(case, &interface, &modules)
+    }
+
+    fn run_batch(&self, cases: &[&Case]) -> Vec<Result<Execution, BackendError>> {
+        crate::batch::run_batch(self, cases)
     }
 }
 
@@ -236,24 +256,7 @@ impl VulkanBackend {
         let Ok(gpu) = &*guard else {
             unreachable!("device() returns only a present device")
         };
-        // The wave size matters only to a program that sees its wave.
-        let waves = case.requires.iter().any(|c| c == "wave_operations");
-        if waves && case.dispatch.wave_size != gpu.props.subgroup_size {
-            return Err(BackendError::NotSupported(format!(
-                "a wave of {} lanes; this device's subgroups have {}",
-                case.dispatch.wave_size, gpu.props.subgroup_size
-            )));
-        }
-        if case
-            .shader_table
-            .hit_groups
-            .iter()
-            .any(|r| !r.local_root_arguments.is_empty())
-        {
-            return Err(BackendError::NotSupported(
-                "local root arguments other than constants".into(),
-            ));
-        }
+        admit(case, gpu)?;
         let outputs = gpu
             .run(&crate::device::Job {
                 scene: &case.scene,
@@ -262,27 +265,68 @@ impl VulkanBackend {
                 interface,
                 modules,
             })
-            .map_err(|e| {
-                if e.starts_with("opacity micromaps")
-                    || e.starts_with("instance flag")
-                    || e == crate::device::UNEXPRESSIBLE_MIXED_BLAS
-                {
-                    BackendError::NotSupported(e)
-                } else {
-                    BackendError::Failed(e)
-                }
-            });
+            .map_err(classify);
         if let Err(BackendError::Failed(m)) = &outputs {
-            if m.contains("ERROR_DEVICE_LOST") || m.contains("device has been lost") {
-                // Start again on a fresh device for the next case.
-                *guard = Err(NoDevice("reopening".into()));
-                *guard = Gpu::open();
+            if lost(m) {
+                reopen(&mut guard);
             }
         }
-        let outputs = outputs?;
-        Ok(Execution {
-            output: Output::Buffers(outputs),
-            legal: None,
-        })
+        outputs.map(execution)
     }
+}
+
+/// What the device layer's error means for the case: scenes Vulkan cannot
+/// express are not supported; the rest is a failure.
+pub fn classify(e: String) -> BackendError {
+    if e.starts_with("opacity micromaps")
+        || e.starts_with("instance flag")
+        || e == crate::device::UNEXPRESSIBLE_MIXED_BLAS
+    {
+        BackendError::NotSupported(e)
+    } else {
+        BackendError::Failed(e)
+    }
+}
+
+/// Whether a device error says the device was lost.
+pub fn lost(m: &str) -> bool {
+    m.contains("ERROR_DEVICE_LOST") || m.contains("device has been lost")
+}
+
+/// Starts again on a fresh device, for the next case.
+pub fn reopen(gpu: &mut Result<Gpu, NoDevice>) {
+    *gpu = Err(NoDevice("reopening".into()));
+    *gpu = Gpu::open();
+}
+
+pub fn execution(outputs: crate::device::Outputs) -> Execution {
+    Execution {
+        output: Output::Buffers(outputs),
+        legal: None,
+    }
+}
+
+/// What the device must have, and the case must not ask, for the case to
+/// run on it (beyond [`unexpressible`]); `Err(NotSupported)` with the
+/// reason otherwise.
+pub fn admit(case: &Case, gpu: &Gpu) -> Result<(), BackendError> {
+    // The wave size matters only to a program that sees its wave.
+    let waves = case.requires.iter().any(|c| c == "wave_operations");
+    if waves && case.dispatch.wave_size != gpu.props.subgroup_size {
+        return Err(BackendError::NotSupported(format!(
+            "a wave of {} lanes; this device's subgroups have {}",
+            case.dispatch.wave_size, gpu.props.subgroup_size
+        )));
+    }
+    if case
+        .shader_table
+        .hit_groups
+        .iter()
+        .any(|r| !r.local_root_arguments.is_empty())
+    {
+        return Err(BackendError::NotSupported(
+            "local root arguments other than constants".into(),
+        ));
+    }
+    Ok(())
 }

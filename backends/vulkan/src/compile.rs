@@ -5,6 +5,7 @@ use glslang::{
     Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage, SourceLanguage,
     SpirvVersion, Target, VulkanVersion,
 };
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -23,6 +24,43 @@ fn shader_stage(stage: Stage) -> ShaderStage {
 /// returns glslang's message.
 pub fn spirv(glsl: &Glsl) -> Result<Vec<u32>, String> {
     source_spirv(glsl.stage, &glsl.source)
+}
+
+/// Compiles many modules, each distinct text once, spread over the
+/// machine's cores: glslang's answer for each, in their order. A batch of
+/// generated cases repeats the same closest-hit and miss modules in every
+/// case; only the raygeneration ones differ.
+pub fn spirv_all(modules: &[&Glsl]) -> Vec<Result<Vec<u32>, String>> {
+    let mut distinct: Vec<&Glsl> = Vec::new();
+    let mut seen: HashMap<(Stage, &str), usize> = HashMap::new();
+    let slots: Vec<usize> = modules
+        .iter()
+        .map(|g| {
+            *seen.entry((g.stage, &g.source)).or_insert_with(|| {
+                distinct.push(g);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per = distinct.len().div_ceil(threads).max(1);
+    let compiled: Vec<Result<Vec<u32>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = distinct
+            .chunks(per)
+            .map(|chunk| {
+                let h = s.spawn(move || chunk.iter().map(|g| spirv(g)).collect::<Vec<_>>());
+                (chunk.len(), h)
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(n, h)| {
+                h.join()
+                    .unwrap_or_else(|_| vec![Err("glslang panicked".to_string()); n])
+            })
+            .collect()
+    });
+    slots.into_iter().map(|i| compiled[i].clone()).collect()
 }
 
 /// Compiles GLSL text of one stage as written (a GLSL-source case, or an

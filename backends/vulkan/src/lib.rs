@@ -6,6 +6,8 @@
 //! emitted shaders and the pipeline share.
 
 pub mod backend;
+pub mod batch;
+pub mod bench;
 pub mod compile;
 pub mod device;
 pub use ser_targets::glsl as emit;

@@ -80,6 +80,13 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     match args.as_slice() {
         [_, flag, dir, id] if flag == "--emit" => return emit(dir, id),
+        [_, flag, count, batch] if flag == "--bench-batch" => {
+            let (Ok(count), Ok(batch)) = (count.parse(), batch.parse()) else {
+                eprintln!("ser-vulkan: --bench-batch COUNT BATCH");
+                return ExitCode::from(2);
+            };
+            return ser_vulkan::bench::bench(count, batch);
+        }
         [_, flag, stage, file, out] if flag == "--compile-glsl" => {
             return compile_glsl(stage, file, out)
         }

@@ -18,14 +18,38 @@ pub struct Built {
     buffers: Vec<Buffer>,
 }
 
-impl Gpu {
-    pub fn build_scene(&self, scene: &Scene) -> Result<Built, String> {
-        let mut built = Built {
+/// A structure created and ready to build: what its build command needs.
+pub(super) struct Pending {
+    ty: vk::AccelerationStructureTypeKHR,
+    geometries: Vec<vk::AccelerationStructureGeometryKHR<'static>>,
+    ranges: Vec<vk::AccelerationStructureBuildRangeInfoKHR>,
+    structure: vk::AccelerationStructureKHR,
+    scratch: u64,
+}
+
+/// A scene's structures, ready to build: the bottom level, then the top.
+pub(super) struct PendingScene {
+    blas: Vec<Pending>,
+    tlas: Pending,
+}
+
+impl Built {
+    pub(super) fn empty() -> Built {
+        Built {
             tlas: vk::AccelerationStructureKHR::null(),
             structures: Vec::new(),
             buffers: Vec::new(),
-        };
-        let r = self.build_into(scene, &mut built);
+        }
+    }
+}
+
+impl Gpu {
+    /// Builds a scene's structures in one submission.
+    pub fn build_scene(&self, scene: &Scene) -> Result<Built, String> {
+        let mut built = Built::empty();
+        let r = self
+            .prepare_scene(scene, &mut built)
+            .and_then(|p| self.submit(|cmd| self.record_builds(cmd, &[&p])));
         if let Err(e) = r {
             self.free_scene(built);
             return Err(e);
@@ -33,12 +57,20 @@ impl Gpu {
         Ok(built)
     }
 
-    fn build_into(&self, scene: &Scene, built: &mut Built) -> Result<(), String> {
+    /// Creates a scene's structures and fills the buffers their builds
+    /// read; `built` keeps them (and is freed by the caller on error).
+    pub(super) fn prepare_scene(
+        &self,
+        scene: &Scene,
+        built: &mut Built,
+    ) -> Result<PendingScene, String> {
+        let mut blas = Vec::new();
         let mut addresses = Vec::new();
-        for blas in &scene.blas {
-            let (s, address) = self.build_blas(blas, &mut built.buffers)?;
-            built.structures.push(s);
-            addresses.push(address);
+        for b in &scene.blas {
+            let p = self.prepare_blas(b, &mut built.buffers)?;
+            built.structures.push(p.structure);
+            addresses.push(self.address(p.structure));
+            blas.push(p);
         }
         let mut bytes = Vec::new();
         for inst in &scene.instances {
@@ -58,22 +90,80 @@ impl Gpu {
                 ),
             });
         built.buffers.push(instances);
-        let (tlas, _) = self.build(
+        let tlas = self.prepare(
             vk::AccelerationStructureTypeKHR::TOP_LEVEL,
-            &[geometry],
+            vec![geometry],
             &[scene.instances.len() as u32],
             &mut built.buffers,
         )?;
-        built.structures.push(tlas);
-        built.tlas = tlas;
-        Ok(())
+        built.structures.push(tlas.structure);
+        built.tlas = tlas.structure;
+        Ok(PendingScene { blas, tlas })
     }
 
-    fn build_blas(
-        &self,
-        blas: &Blas,
-        keep: &mut Vec<Buffer>,
-    ) -> Result<(vk::AccelerationStructureKHR, u64), String> {
+    /// Records the builds of `scenes`: every bottom-level structure in one
+    /// command, a barrier, every top-level one, a barrier before the
+    /// shaders read them.
+    pub(super) fn record_builds(&self, cmd: vk::CommandBuffer, scenes: &[&PendingScene]) {
+        self.record_level(cmd, scenes.iter().flat_map(|s| &s.blas));
+        self.record_accel_barrier(
+            cmd,
+            vk::PipelineStageFlags::ACCELERATION_STRUCTURE_BUILD_KHR,
+        );
+        self.record_level(cmd, scenes.iter().map(|s| &s.tlas));
+        self.record_accel_barrier(cmd, vk::PipelineStageFlags::RAY_TRACING_SHADER_KHR);
+    }
+
+    fn record_level<'a>(&self, cmd: vk::CommandBuffer, builds: impl Iterator<Item = &'a Pending>) {
+        let builds: Vec<&Pending> = builds.collect();
+        if builds.is_empty() {
+            return;
+        }
+        let infos: Vec<vk::AccelerationStructureBuildGeometryInfoKHR> = builds
+            .iter()
+            .map(|p| {
+                build_info(p.ty, &p.geometries)
+                    .dst_acceleration_structure(p.structure)
+                    .scratch_data(vk::DeviceOrHostAddressKHR {
+                        device_address: p.scratch,
+                    })
+            })
+            .collect();
+        let ranges: Vec<&[vk::AccelerationStructureBuildRangeInfoKHR]> =
+            builds.iter().map(|p| &p.ranges[..]).collect();
+        unsafe {
+            self.accel
+                .cmd_build_acceleration_structures(cmd, &infos, &ranges)
+        };
+    }
+
+    /// Orders structure builds before `dst`'s reads of them.
+    fn record_accel_barrier(&self, cmd: vk::CommandBuffer, dst: vk::PipelineStageFlags) {
+        let barrier = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::ACCELERATION_STRUCTURE_WRITE_KHR)
+            .dst_access_mask(vk::AccessFlags::ACCELERATION_STRUCTURE_READ_KHR);
+        unsafe {
+            self.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::ACCELERATION_STRUCTURE_BUILD_KHR,
+                dst,
+                vk::DependencyFlags::empty(),
+                &[barrier],
+                &[],
+                &[],
+            )
+        }
+    }
+
+    fn address(&self, s: vk::AccelerationStructureKHR) -> u64 {
+        unsafe {
+            self.accel.get_acceleration_structure_device_address(
+                &vk::AccelerationStructureDeviceAddressInfoKHR::default().acceleration_structure(s),
+            )
+        }
+    }
+
+    fn prepare_blas(&self, blas: &Blas, keep: &mut Vec<Buffer>) -> Result<Pending, String> {
         let triangles =
             |g: &&ser_reference::scene::Geometry| matches!(g.primitives, Primitives::Triangles(_));
         let n = blas.geometries.iter().filter(triangles).count();
@@ -134,32 +224,27 @@ impl Gpu {
             geometries.push(geometry);
             counts.push(g.primitives.len() as u32);
         }
-        self.build(
+        self.prepare(
             vk::AccelerationStructureTypeKHR::BOTTOM_LEVEL,
-            &geometries,
+            geometries,
             &counts,
             keep,
         )
     }
 
-    /// Builds one structure; returns it and its device address.
-    fn build(
+    /// Creates one structure, its storage and scratch.
+    fn prepare(
         &self,
         ty: vk::AccelerationStructureTypeKHR,
-        geometries: &[vk::AccelerationStructureGeometryKHR],
+        geometries: Vec<vk::AccelerationStructureGeometryKHR<'static>>,
         counts: &[u32],
         keep: &mut Vec<Buffer>,
-    ) -> Result<(vk::AccelerationStructureKHR, u64), String> {
-        let mut info = vk::AccelerationStructureBuildGeometryInfoKHR::default()
-            .ty(ty)
-            .flags(vk::BuildAccelerationStructureFlagsKHR::PREFER_FAST_TRACE)
-            .mode(vk::BuildAccelerationStructureModeKHR::BUILD)
-            .geometries(geometries);
+    ) -> Result<Pending, String> {
         let mut sizes = vk::AccelerationStructureBuildSizesInfoKHR::default();
         unsafe {
             self.accel.get_acceleration_structure_build_sizes(
                 vk::AccelerationStructureBuildTypeKHR::DEVICE,
-                &info,
+                &build_info(ty, &geometries),
                 counts,
                 &mut sizes,
             )
@@ -183,29 +268,26 @@ impl Gpu {
         let scratch = self.buffer(
             sizes.build_scratch_size + align,
             vk::BufferUsageFlags::STORAGE_BUFFER,
-        )?;
+        );
+        let scratch = match scratch {
+            Ok(s) => s,
+            Err(e) => {
+                unsafe { self.accel.destroy_acceleration_structure(structure, None) };
+                return Err(e);
+            }
+        };
         let scratch_address = scratch.address.div_ceil(align) * align;
         keep.push(scratch);
-        info =
-            info.dst_acceleration_structure(structure)
-                .scratch_data(vk::DeviceOrHostAddressKHR {
-                    device_address: scratch_address,
-                });
-        let ranges: Vec<vk::AccelerationStructureBuildRangeInfoKHR> = counts
-            .iter()
-            .map(|&n| vk::AccelerationStructureBuildRangeInfoKHR::default().primitive_count(n))
-            .collect();
-        self.submit(|cmd| unsafe {
-            self.accel
-                .cmd_build_acceleration_structures(cmd, &[info], &[&ranges]);
-        })?;
-        let address = unsafe {
-            self.accel.get_acceleration_structure_device_address(
-                &vk::AccelerationStructureDeviceAddressInfoKHR::default()
-                    .acceleration_structure(structure),
-            )
-        };
-        Ok((structure, address))
+        Ok(Pending {
+            ty,
+            geometries,
+            ranges: counts
+                .iter()
+                .map(|&n| vk::AccelerationStructureBuildRangeInfoKHR::default().primitive_count(n))
+                .collect(),
+            structure,
+            scratch: scratch_address,
+        })
     }
 
     pub fn free_scene(&self, built: Built) {
@@ -218,6 +300,17 @@ impl Gpu {
             self.free(b);
         }
     }
+}
+
+fn build_info<'a>(
+    ty: vk::AccelerationStructureTypeKHR,
+    geometries: &'a [vk::AccelerationStructureGeometryKHR<'a>],
+) -> vk::AccelerationStructureBuildGeometryInfoKHR<'a> {
+    vk::AccelerationStructureBuildGeometryInfoKHR::default()
+        .ty(ty)
+        .flags(vk::BuildAccelerationStructureFlagsKHR::PREFER_FAST_TRACE)
+        .mode(vk::BuildAccelerationStructureModeKHR::BUILD)
+        .geometries(geometries)
 }
 
 fn f32_bytes(v: &[f32]) -> Vec<u8> {

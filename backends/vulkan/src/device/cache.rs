@@ -30,7 +30,7 @@ impl Cache {
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PipelineKey {
     modules: Vec<(String, u32, Vec<u32>)>,
-    raygen: String,
+    raygens: Vec<usize>,
     table: String,
     bindings: Vec<(u32, i32)>,
     depth: u32,
@@ -45,7 +45,7 @@ impl PipelineKey {
                 .iter()
                 .map(|m| (m.entry.clone(), m.stage.as_raw(), m.spirv.clone()))
                 .collect(),
-            raygen: d.raygen.to_string(),
+            raygens: d.raygens.to_vec(),
             table: serde_json::to_string(d.table).unwrap_or_default(),
             bindings: d
                 .bindings

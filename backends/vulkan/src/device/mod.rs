@@ -6,6 +6,7 @@
 //! table from its shader table, one dispatch.
 
 mod accel;
+mod batch;
 mod buffer;
 mod cache;
 mod pipeline;

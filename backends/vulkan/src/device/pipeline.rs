@@ -1,8 +1,11 @@
-//! A ray tracing pipeline for a case: one stage per shader module, one
-//! group per record of the shader table (raygeneration first), and the
-//! shader binding table laid out by the reference's layout rules with this
-//! device's handle size and alignments (`sbt.vulkan.*`), local root
-//! constants as shader record data right after each handle.
+//! A ray tracing pipeline for a case, or for a batch of cases that share
+//! everything but their raygeneration shader: one stage per shader module,
+//! one group per raygeneration shader, then one per record of the shader
+//! table, and the shader binding table laid out by the reference's layout
+//! rules with this device's handle size and alignments (`sbt.vulkan.*`),
+//! local root constants as shader record data right after each handle.
+//! Each raygeneration group gets its own raygeneration record (and region):
+//! the same record contents with that group's handle.
 
 use super::buffer::Buffer;
 use super::run::Module;
@@ -19,12 +22,23 @@ pub struct Pipeline {
     pub set_layout: vk::DescriptorSetLayout,
     modules: Vec<vk::ShaderModule>,
     pub sbt: Buffer,
+    /// The raygeneration, miss, hit-group and callable regions, with the
+    /// first raygeneration record.
     pub regions: [vk::StridedDeviceAddressRegionKHR; 4],
+    /// One raygeneration region per entry of [`PipelineDesc::raygens`].
+    pub raygen_regions: Vec<vk::StridedDeviceAddressRegionKHR>,
 }
+
+type Sbt = (
+    Buffer,
+    [vk::StridedDeviceAddressRegionKHR; 4],
+    Vec<vk::StridedDeviceAddressRegionKHR>,
+);
 
 pub struct PipelineDesc<'a> {
     pub modules: &'a [Module],
-    pub raygen: &'a str,
+    /// The raygeneration modules, as indices into `modules`.
+    pub raygens: &'a [usize],
     pub table: &'a ShaderTable,
     pub bindings: &'a [(u32, vk::DescriptorType)],
     pub max_recursion_depth: u32,
@@ -114,7 +128,7 @@ impl Gpu {
         let optional = |n: &Option<String>| -> Result<u32, String> {
             n.as_deref().map_or(Ok(vk::SHADER_UNUSED_KHR), index)
         };
-        let mut groups = vec![general(index(desc.raygen)?)];
+        let mut groups: Vec<_> = desc.raygens.iter().map(|&i| general(i as u32)).collect();
         for r in &desc.table.miss {
             groups.push(general(index(r.shader.as_deref().unwrap_or(EMPTY_MISS))?));
         }
@@ -168,7 +182,7 @@ impl Gpu {
         // A hit-group record with no shader is the null hit group: a
         // shader group handle of all zeros, whose shaders are all
         // VK_SHADER_UNUSED_KHR (vk.confirmation.aabb.unused_intersection_shader_no_processing).
-        let first_hit_group = 1 + desc.table.miss.len();
+        let first_hit_group = desc.raygens.len() + desc.table.miss.len();
         for (j, r) in desc.table.hit_groups.iter().enumerate() {
             if r.closest_hit.is_none() && r.any_hit.is_none() && r.intersection.is_none() {
                 let g = first_hit_group + j;
@@ -177,7 +191,8 @@ impl Gpu {
         }
         let table_layout =
             layout::layout(&self.rules(), desc.table).map_err(|e| format!("shader table: {e}"))?;
-        let (sbt, regions) = self.sbt(&table_layout, &handles, h)?;
+        let (sbt, regions, raygen_regions) =
+            self.sbt(&table_layout, &handles, h, desc.raygens.len())?;
         Ok(Pipeline {
             pipeline,
             layout,
@@ -185,16 +200,17 @@ impl Gpu {
             modules,
             sbt,
             regions,
+            raygen_regions,
         })
     }
 
-    fn sbt(
-        &self,
-        l: &Layout,
-        handles: &[u8],
-        h: usize,
-    ) -> Result<(Buffer, [vk::StridedDeviceAddressRegionKHR; 4]), String> {
+    /// The table as laid out, with the first raygeneration handle in its
+    /// raygeneration record; the records of the other `raygens - 1`
+    /// handles follow the table, each at the base alignment
+    /// (VUID-vkCmdTraceRaysKHR-pRayGenShaderBindingTable-03682).
+    fn sbt(&self, l: &Layout, handles: &[u8], h: usize, raygens: usize) -> Result<Sbt, String> {
         let tables = [Table::RayGen, Table::Miss, Table::HitGroup, Table::Callable];
+        let align = self.props.base_alignment as u64;
         let end = tables
             .iter()
             .map(|&t| {
@@ -203,20 +219,31 @@ impl Gpu {
             })
             .max()
             .unwrap_or(0);
-        let align = self.props.base_alignment as u64;
-        let buffer = self.buffer(end + align, vk::BufferUsageFlags::SHADER_BINDING_TABLE_KHR)?;
+        let rg = l.table(Table::RayGen);
+        let rg_size = (rg.stride as u64).div_ceil(align) * align;
+        let extra_start = end.div_ceil(align) * align;
+        let extra = rg_size * raygens.saturating_sub(1) as u64;
+        let buffer = self.buffer(
+            extra_start + extra + align,
+            vk::BufferUsageFlags::SHADER_BINDING_TABLE_KHR,
+        )?;
         let base = buffer.address.div_ceil(align) * align;
         let shift = (base - buffer.address) as usize;
-        let mut group = 0usize;
+        let write_record = |at: u64, handle: usize, args: &[Option<u8>]| {
+            let at = shift + at as usize;
+            buffer.write(at, &handles[handle * h..(handle + 1) * h]);
+            let args: Vec<u8> = args.iter().map(|b| b.unwrap_or(0)).collect();
+            buffer.write(at + h, &args);
+        };
+        // Group order: the raygeneration groups, then miss, hit, callable.
+        let mut group = raygens;
         let mut regions = [vk::StridedDeviceAddressRegionKHR::default(); 4];
         for (k, &t) in tables.iter().enumerate() {
             let tl = l.table(t);
             for (i, rec) in tl.records.iter().enumerate() {
-                let at = shift + (tl.start + tl.stride as u64 * i as u64) as usize;
-                buffer.write(at, &handles[group * h..(group + 1) * h]);
-                let args: Vec<u8> = rec.arguments.iter().map(|b| b.unwrap_or(0)).collect();
-                buffer.write(at + h, &args);
-                group += 1;
+                let g = if t == Table::RayGen { 0 } else { group };
+                write_record(tl.start + tl.stride as u64 * i as u64, g, &rec.arguments);
+                group += usize::from(t != Table::RayGen);
             }
             if !tl.records.is_empty() {
                 let size = tl.stride as u64 * tl.records.len() as u64;
@@ -227,7 +254,17 @@ impl Gpu {
                 };
             }
         }
-        Ok((buffer, regions))
+        let mut raygen_regions = vec![regions[0]];
+        let args = rg.records.first().map_or(&[][..], |r| &r.arguments[..]);
+        for j in 1..raygens {
+            let at = extra_start + rg_size * (j as u64 - 1);
+            write_record(at, j, args);
+            raygen_regions.push(vk::StridedDeviceAddressRegionKHR {
+                device_address: base + at,
+                ..regions[0]
+            });
+        }
+        Ok((buffer, regions, raygen_regions))
     }
 
     pub fn free_pipeline(&self, p: Pipeline) {

@@ -1,7 +1,9 @@
 //! One case on the GPU: its scene, its pipeline, its buffers, one
-//! `vkCmdTraceRaysKHR`, the buffers read back.
+//! `vkCmdTraceRaysKHR`, the buffers read back. The pieces (bindings,
+//! buffers, descriptor sets, the trace) serve the batch too (`batch`).
 
-use super::pipeline::PipelineDesc;
+use super::buffer::{words_to_bytes, Buffer};
+use super::pipeline::{Pipeline, PipelineDesc};
 use super::Gpu;
 use crate::interface::Interface;
 use ash::vk;
@@ -29,6 +31,49 @@ pub struct Job<'a> {
     pub modules: &'a [Module],
 }
 
+/// A case's storage buffers: binding, name, length in words, buffer.
+pub(super) type CaseBuffers<'a> = Vec<(u32, &'a str, usize, Buffer)>;
+
+impl Job<'_> {
+    /// The descriptor set layout's bindings: the scene, then the buffers.
+    pub(super) fn bindings(&self) -> Vec<(u32, vk::DescriptorType)> {
+        let mut bindings = Vec::new();
+        if self.interface.acceleration_structure.is_some() {
+            bindings.push((
+                crate::interface::ACCELERATION_STRUCTURE_BINDING,
+                vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
+            ));
+        }
+        for b in &self.interface.buffers {
+            bindings.push((b.binding, vk::DescriptorType::STORAGE_BUFFER));
+        }
+        bindings
+    }
+
+    /// The pipeline's skip flags, from the dispatch's.
+    pub(super) fn flags(&self) -> vk::PipelineCreateFlags {
+        let mut flags = vk::PipelineCreateFlags::empty();
+        let skip_triangles = ser_lang::names::ray_flag::SKIP_TRIANGLES;
+        let skip_aabbs = ser_lang::names::ray_flag::SKIP_PROCEDURAL_PRIMITIVES;
+        if self.dispatch.pipeline_flags & skip_triangles != 0 {
+            flags |= vk::PipelineCreateFlags::RAY_TRACING_SKIP_TRIANGLES_KHR;
+        }
+        if self.dispatch.pipeline_flags & skip_aabbs != 0 {
+            flags |= vk::PipelineCreateFlags::RAY_TRACING_SKIP_AABBS_KHR;
+        }
+        flags
+    }
+
+    /// The index of the dispatch's raygeneration module.
+    pub(super) fn raygen(&self) -> Result<usize, String> {
+        let name = &self.dispatch.raygen;
+        self.modules
+            .iter()
+            .position(|m| &m.entry == name && m.stage == vk::ShaderStageFlags::RAYGEN_KHR)
+            .ok_or_else(|| format!("no module for shader `{name}`"))
+    }
+}
+
 impl Gpu {
     pub fn run(&self, job: &Job) -> Result<Outputs, String> {
         if !self.cache.enabled {
@@ -52,33 +97,15 @@ impl Gpu {
     }
 
     fn run_with(&self, job: &Job, tlas: vk::AccelerationStructureKHR) -> Result<Outputs, String> {
-        let d = &self.device;
-        let mut bindings = Vec::new();
-        if job.interface.acceleration_structure.is_some() {
-            bindings.push((
-                crate::interface::ACCELERATION_STRUCTURE_BINDING,
-                vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
-            ));
-        }
-        for b in &job.interface.buffers {
-            bindings.push((b.binding, vk::DescriptorType::STORAGE_BUFFER));
-        }
-        let mut flags = vk::PipelineCreateFlags::empty();
-        let skip_triangles = ser_lang::names::ray_flag::SKIP_TRIANGLES;
-        let skip_aabbs = ser_lang::names::ray_flag::SKIP_PROCEDURAL_PRIMITIVES;
-        if job.dispatch.pipeline_flags & skip_triangles != 0 {
-            flags |= vk::PipelineCreateFlags::RAY_TRACING_SKIP_TRIANGLES_KHR;
-        }
-        if job.dispatch.pipeline_flags & skip_aabbs != 0 {
-            flags |= vk::PipelineCreateFlags::RAY_TRACING_SKIP_AABBS_KHR;
-        }
+        let bindings = job.bindings();
+        let raygens = [job.raygen()?];
         let desc = PipelineDesc {
             modules: job.modules,
-            raygen: &job.dispatch.raygen,
+            raygens: &raygens,
             table: job.table,
             bindings: &bindings,
             max_recursion_depth: job.dispatch.max_recursion_depth,
-            flags,
+            flags: job.flags(),
         };
         let key = super::cache::PipelineKey::of(&desc);
         let cached = self.cache.enabled && self.cache.pipelines.borrow().contains_key(&key);
@@ -96,96 +123,64 @@ impl Gpu {
             Some(p) => p,
             None => &pipelines[&key],
         };
-        let mut buffers = Vec::new();
-        let mut result = Ok(BTreeMap::new());
+        let result = self.case_buffers(job).and_then(|buffers| {
+            let r = self.dispatch(job, p, tlas, &buffers);
+            let out = self.read_back(buffers, r.is_ok());
+            r.map(|()| out)
+        });
+        drop(pipelines);
+        if let Some(p) = fresh {
+            self.free_pipeline(p);
+        }
+        result
+    }
+
+    /// A case's storage buffers, holding their initial words.
+    pub(super) fn case_buffers<'a>(&self, job: &Job<'a>) -> Result<CaseBuffers<'a>, String> {
+        let mut out: CaseBuffers<'a> = Vec::new();
         for b in &job.interface.buffers {
             let init = job
                 .dispatch
                 .buffers
                 .get(&b.name)
-                .cloned()
-                .unwrap_or_default();
-            match self.buffer_with(
-                &super::buffer::words_to_bytes(&init),
-                vk::BufferUsageFlags::STORAGE_BUFFER,
-            ) {
-                Ok(buf) => buffers.push((b, init.len(), buf)),
-                Err(e) => result = Err(e),
+                .map_or(&[][..], |v| &v[..]);
+            match self.buffer_with(&words_to_bytes(init), vk::BufferUsageFlags::STORAGE_BUFFER) {
+                Ok(buf) => out.push((b.binding, &b.name, init.len(), buf)),
+                Err(e) => {
+                    self.read_back(out, false);
+                    return Err(e);
+                }
             }
         }
-        if result.is_ok() {
-            result = self.dispatch(
-                job,
-                p,
-                tlas,
-                &buffers
-                    .iter()
-                    .map(|(b, _, buf)| (b.binding, buf))
-                    .collect::<Vec<_>>(),
-            );
-        }
+        Ok(out)
+    }
+
+    /// Frees a case's buffers; their final words where `read`.
+    pub(super) fn read_back(&self, buffers: CaseBuffers, read: bool) -> Outputs {
         let mut out = BTreeMap::new();
-        for (b, n, buf) in buffers {
-            if result.is_ok() {
-                out.insert(b.name.clone(), buf.read_words(n));
+        for (_, name, n, buf) in buffers {
+            if read {
+                out.insert(name.to_string(), buf.read_words(n));
             }
             self.free(buf);
         }
-        drop(pipelines);
-        if let Some(p) = fresh {
-            self.free_pipeline(p);
-        }
-        let _ = d;
-        result.map(|_: BTreeMap<String, Vec<u32>>| out)
+        out
     }
 
-    fn dispatch(
+    /// Writes a case's scene and buffers into `set`.
+    pub(super) fn write_set(
         &self,
+        set: vk::DescriptorSet,
         job: &Job,
-        p: &super::pipeline::Pipeline,
         tlas: vk::AccelerationStructureKHR,
-        buffers: &[(u32, &super::buffer::Buffer)],
-    ) -> Result<Outputs, String> {
-        let d = &self.device;
-        let sizes = [
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
-                descriptor_count: 1,
-            },
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: buffers.len().max(1) as u32,
-            },
-        ];
-        let pool = unsafe {
-            d.create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(1)
-                    .pool_sizes(&sizes),
-                None,
-            )
-        }
-        .map_err(|e| format!("vkCreateDescriptorPool: {e}"))?;
-        let layouts = [p.set_layout];
-        let set = match unsafe {
-            d.allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(pool)
-                    .set_layouts(&layouts),
-            )
-        } {
-            Ok(s) => s[0],
-            Err(e) => {
-                unsafe { d.destroy_descriptor_pool(pool, None) };
-                return Err(format!("vkAllocateDescriptorSets: {e}"));
-            }
-        };
+        buffers: &CaseBuffers,
+    ) {
         let tlases = [tlas];
         let mut as_write = vk::WriteDescriptorSetAccelerationStructureKHR::default()
             .acceleration_structures(&tlases);
         let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
             .iter()
-            .map(|(_, b)| {
+            .map(|(_, _, _, b)| {
                 [vk::DescriptorBufferInfo {
                     buffer: b.buffer,
                     offset: 0,
@@ -196,7 +191,7 @@ impl Gpu {
         let mut writes: Vec<vk::WriteDescriptorSet> = buffers
             .iter()
             .zip(&infos)
-            .map(|((binding, _), info)| {
+            .map(|((binding, ..), info)| {
                 vk::WriteDescriptorSet::default()
                     .dst_set(set)
                     .dst_binding(*binding)
@@ -213,9 +208,49 @@ impl Gpu {
             w.descriptor_count = 1;
             writes.push(w);
         }
-        unsafe { d.update_descriptor_sets(&writes, &[]) };
+        unsafe { self.device.update_descriptor_sets(&writes, &[]) };
+    }
+
+    /// A descriptor pool for `sets` sets of up to `buffers` buffers each.
+    pub(super) fn descriptor_pool(
+        &self,
+        sets: u32,
+        buffers: u32,
+    ) -> Result<vk::DescriptorPool, String> {
+        let sizes = [
+            vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
+                descriptor_count: sets,
+            },
+            vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::STORAGE_BUFFER,
+                descriptor_count: buffers.max(1),
+            },
+        ];
+        unsafe {
+            self.device.create_descriptor_pool(
+                &vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(sets)
+                    .pool_sizes(&sizes),
+                None,
+            )
+        }
+        .map_err(|e| format!("vkCreateDescriptorPool: {e}"))
+    }
+
+    /// Records binding `p` and `set` and one trace of `raygen` over the
+    /// job's dispatch size.
+    pub(super) fn record_trace(
+        &self,
+        cmd: vk::CommandBuffer,
+        job: &Job,
+        p: &Pipeline,
+        raygen: &vk::StridedDeviceAddressRegionKHR,
+        set: vk::DescriptorSet,
+    ) {
+        let d = &self.device;
         let [w, h, depth] = job.dispatch.size;
-        let r = self.submit(|cmd| unsafe {
+        unsafe {
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::RAY_TRACING_KHR, p.pipeline);
             d.cmd_bind_descriptor_sets(
                 cmd,
@@ -227,7 +262,7 @@ impl Gpu {
             );
             self.rt.cmd_trace_rays(
                 cmd,
-                &p.regions[0],
+                raygen,
                 &p.regions[1],
                 &p.regions[2],
                 &p.regions[3],
@@ -235,8 +270,57 @@ impl Gpu {
                 h,
                 depth,
             );
+        }
+    }
+
+    /// Makes the shaders' writes visible to the host reading the mapped
+    /// buffers after the fence.
+    pub(super) fn record_host_barrier(&self, cmd: vk::CommandBuffer) {
+        let barrier = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        unsafe {
+            self.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::RAY_TRACING_SHADER_KHR,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[barrier],
+                &[],
+                &[],
+            )
+        }
+    }
+
+    fn dispatch(
+        &self,
+        job: &Job,
+        p: &Pipeline,
+        tlas: vk::AccelerationStructureKHR,
+        buffers: &CaseBuffers,
+    ) -> Result<(), String> {
+        let d = &self.device;
+        let pool = self.descriptor_pool(1, buffers.len() as u32)?;
+        let layouts = [p.set_layout];
+        let set = match unsafe {
+            d.allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::default()
+                    .descriptor_pool(pool)
+                    .set_layouts(&layouts),
+            )
+        } {
+            Ok(s) => s[0],
+            Err(e) => {
+                unsafe { d.destroy_descriptor_pool(pool, None) };
+                return Err(format!("vkAllocateDescriptorSets: {e}"));
+            }
+        };
+        self.write_set(set, job, tlas, buffers);
+        let r = self.submit(|cmd| {
+            self.record_trace(cmd, job, p, &p.regions[0], set);
+            self.record_host_barrier(cmd);
         });
         unsafe { d.destroy_descriptor_pool(pool, None) };
-        r.map(|_| BTreeMap::new())
+        r
     }
 }

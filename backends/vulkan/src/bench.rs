@@ -1,0 +1,103 @@
+//! `ser-vulkan --bench-batch COUNT BATCH`: generated cases per second, one
+//! pipeline per case (`run`) against batches of BATCH (`run_batch`), in
+//! one process, and whether the two agree case for case. The cases are
+//! the generator's (`ser_generate::case`), from proptest's deterministic
+//! runner, as `harness/benches/generated.rs` makes them. It runs in
+//! process: a case that hangs the GPU costs the device layer's 60-second
+//! fence wait (on the H200, 150 cases did not finish one by one within
+//! 100 s), so this measures only where no generated case hangs; the
+//! campaign's per-case timeouts come from the process protocol.
+
+use crate::backend::VulkanBackend;
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use ser_generate::case as gen;
+use ser_harness::backend::{Backend, BackendError, Execution};
+use ser_harness::load::{load_generated, Case};
+use std::path::Path;
+use std::time::Instant;
+
+fn generated(count: usize) -> Vec<Case> {
+    let mut runner = TestRunner::deterministic();
+    let strategy = gen::generated(8, false);
+    (0..count)
+        .map(|i| {
+            let g = strategy.new_tree(&mut runner).expect("generates").current();
+            let case = gen::program_case(&format!("bench_{i}"), "bench", &g);
+            load_generated(
+                Path::new("generated"),
+                Path::new("generated/bench.json"),
+                gen::file(case),
+            )
+            .pop()
+            .expect("one case")
+            .expect("loads")
+        })
+        .collect()
+}
+
+fn kind(r: &Result<Execution, BackendError>) -> String {
+    match r {
+        Ok(e) => format!("{:?}", e.output),
+        Err(BackendError::NotSupported(m)) => format!("not supported: {m}"),
+        Err(e) => format!("failed: {e:?}"),
+    }
+}
+
+pub fn bench(count: usize, batch: usize) -> std::process::ExitCode {
+    let backend = VulkanBackend::new();
+    println!("{}", backend.name());
+    let cases = generated(count);
+    let refs: Vec<&Case> = cases.iter().collect();
+    println!("generated {count} cases");
+    let start = Instant::now();
+    let one: Vec<_> = refs.iter().map(|c| backend.run(c)).collect();
+    let one_s = start.elapsed().as_secs_f64();
+    println!("one pipeline per case: {one_s:.1} s");
+    let start = Instant::now();
+    let many: Vec<_> = refs
+        .chunks(batch.max(1))
+        .flat_map(|c| backend.run_batch(c))
+        .collect();
+    let many_s = start.elapsed().as_secs_f64();
+    let ran = one.iter().filter(|r| r.is_ok()).count();
+    let unsupported = one
+        .iter()
+        .filter(|r| matches!(r, Err(BackendError::NotSupported(_))))
+        .count();
+    let differ: Vec<&str> = cases
+        .iter()
+        .zip(one.iter().zip(&many))
+        .filter(|(_, (a, b))| kind(a) != kind(b))
+        .map(|(c, _)| c.id.as_str())
+        .collect();
+    println!(
+        "{count} generated cases: {ran} ran, {unsupported} not supported, {} failed",
+        count - ran - unsupported
+    );
+    println!(
+        "one pipeline per case: {:.1} s, {:.0} cases/s",
+        one_s,
+        count as f64 / one_s
+    );
+    println!(
+        "batches of {batch}: {:.1} s, {:.0} cases/s ({} cases ran again alone)",
+        many_s,
+        count as f64 / many_s,
+        backend.retried.load(std::sync::atomic::Ordering::Relaxed)
+    );
+    println!("batched / one per case: {:.1}x", one_s / many_s);
+    println!(
+        "answers that differ: {} {:?}",
+        differ.len(),
+        &differ[..differ.len().min(10)]
+    );
+    for (c, (a, _)) in cases.iter().zip(one.iter().zip(&many)).take(3) {
+        println!("sample {}: {}", c.id, &kind(a)[..kind(a).len().min(200)]);
+    }
+    if differ.is_empty() {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
+}
