@@ -17,9 +17,11 @@ use ser_harness::load::{load_generated, Case};
 use std::path::Path;
 use std::time::Instant;
 
-fn generated(count: usize) -> Vec<Case> {
+/// Cases in the dialect of `backend`'s claim.
+fn generated(backend: &VulkanBackend, count: usize) -> Vec<Case> {
     let mut runner = TestRunner::deterministic();
-    let strategy = gen::generated(8, false);
+    let dialect = ser_harness::fuzz::dialect(backend.profile(), &backend.capabilities());
+    let strategy = gen::generated(8, dialect);
     (0..count)
         .map(|i| {
             let g = strategy.new_tree(&mut runner).expect("generates").current();
@@ -47,7 +49,7 @@ fn kind(r: &Result<Execution, BackendError>) -> String {
 pub fn bench(count: usize, batch: usize) -> std::process::ExitCode {
     let backend = VulkanBackend::new();
     println!("{}", backend.name());
-    let cases = generated(count);
+    let cases = generated(&backend, count);
     let refs: Vec<&Case> = cases.iter().collect();
     println!("generated {count} cases");
     let start = Instant::now();

@@ -161,13 +161,7 @@ impl Differential {
         if let Some(only) = only {
             capabilities.retain(|c| only.contains(c));
         }
-        let language = match self.backend.profile() {
-            Profile::Sm69 => Language::Hlsl { sm69: true },
-            Profile::VulkanNv => Language::GlslNv,
-            Profile::VulkanExt => Language::GlslExt,
-            _ => Language::Hlsl { sm69: false },
-        };
-        Dialect::with_capabilities(language, &capabilities)
+        dialect(self.backend.profile(), &capabilities)
     }
 
     fn load(&self, name: &str, case: &Json) -> Result<Case, String> {
@@ -276,6 +270,18 @@ impl Differential {
             .map(|c| c.expect("every case checked"))
             .collect())
     }
+}
+
+/// The dialect of programs for a claim: the forms of `profile`'s text and
+/// what `capabilities` allow.
+pub fn dialect(profile: Profile, capabilities: &[String]) -> Dialect {
+    let language = match profile {
+        Profile::Sm69 => Language::Hlsl { sm69: true },
+        Profile::VulkanNv => Language::GlslNv,
+        Profile::VulkanExt => Language::GlslExt,
+        _ => Language::Hlsl { sm69: false },
+    };
+    Dialect::with_capabilities(language, capabilities)
 }
 
 /// `f` over `items` on up to `jobs` threads, results in order.
