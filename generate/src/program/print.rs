@@ -6,9 +6,7 @@
 //! `t * SLOTS + k`, so threads never write the same word. After the body,
 //! every program reads the main facts of its hit objects and its payload.
 
-use super::{
-    Accessor, Construct, Program, Query, Reorder, Stmt, Trace, Wave, CONSTANTS, RECORDS,
-};
+use super::{Accessor, Construct, Program, Query, Reorder, Stmt, Trace, Wave, CONSTANTS, RECORDS};
 use crate::dialect::{Dialect, Language};
 use crate::ray::flags_expr;
 use crate::scene::Facts;

@@ -116,7 +116,12 @@ impl<'a> Thread<'a> {
                 )
             }
         };
+        let flags_unknown = self.executed_without_flags == Some(self.stack.len() - 1);
         Ok(Some(match name {
+            "RayFlags" if flags_unknown => Value::Scalar(Scalar::unspecified(
+                ser_lang::ast::ScalarType::Uint,
+                "gl_IncomingRayFlagsEXT in a shader hitObjectExecuteShaderNV runs: GL_NV's hit object encodes no ray flags",
+            )),
             "RayFlags" => object.get_ray_flags(p),
             "RayTMin" => object.get_ray_tmin(p),
             "RayTCurrent" => object.get_ray_tcurrent(p),

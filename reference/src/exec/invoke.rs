@@ -9,6 +9,7 @@ use crate::mutation::{self, Mutation};
 use crate::outcome::FaultCode;
 use crate::ray::Ray;
 use crate::value::Value;
+use crate::Profile;
 use ser_lang::ast::Expr;
 use ser_lang::names::ray_flag;
 
@@ -68,12 +69,18 @@ impl<'a> Thread<'a> {
         let shaded = if self.skips_closest_hit(&object) {
             Ok(payload)
         } else {
-            self.shade(
-                &object,
-                payload,
-                "ser.hit_object.invoke.executes_closesthit_or_miss",
-            )
-            .await
+            // The shader runs at the next stack position.
+            let at = (self.w.options.profile == Profile::VulkanNv).then_some(self.stack.len());
+            let outer = std::mem::replace(&mut self.executed_without_flags, at);
+            let shaded = self
+                .shade(
+                    &object,
+                    payload,
+                    "ser.hit_object.invoke.executes_closesthit_or_miss",
+                )
+                .await;
+            self.executed_without_flags = outer;
+            shaded
         };
         if shaded.is_ok() {
             self.reorder_point(ReorderPoint::Invoke).await;

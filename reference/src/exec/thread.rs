@@ -110,6 +110,12 @@ pub(super) struct Thread<'a> {
     /// out reordering (see [`Thread::holds_in_place`]); no reorder point is
     /// met while one is.
     pub in_place: u32,
+    /// The stack position of a shader `hitObjectExecuteShaderNV` runs, while
+    /// it runs: GL_NV's hit object encodes no ray flags (it has no getter
+    /// for them, and `hitObjectRecordMissNV` and `hitObjectRecordHitNV` take
+    /// none), and the text does not say what such a shader's
+    /// `gl_IncomingRayFlagsEXT` is (`glsl_nv.hit_object_execute_shader.executes_encoded_shader`).
+    pub executed_without_flags: Option<usize>,
 }
 
 /// What a probed intersection shader would have done.
@@ -147,6 +153,7 @@ impl<'a> Thread<'a> {
             write_logs: Vec::new(),
             probe: None,
             in_place: 0,
+            executed_without_flags: None,
         }
     }
 

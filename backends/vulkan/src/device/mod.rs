@@ -86,6 +86,7 @@ pub struct Gpu {
     memory: vk::PhysicalDeviceMemoryProperties,
     pub accel: khr::acceleration_structure::Device,
     pub rt: khr::ray_tracing_pipeline::Device,
+    pub deferred: khr::deferred_host_operations::Device,
     pub props: RayTracingProperties,
     pub features: Features,
     pub name: String,
@@ -229,6 +230,7 @@ impl Gpu {
         let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
         let accel = khr::acceleration_structure::Device::new(&instance, &device);
         let rt = khr::ray_tracing_pipeline::Device::new(&instance, &device);
+        let deferred = khr::deferred_host_operations::Device::new(&instance, &device);
         Ok(Gpu {
             _entry: entry,
             instance,
@@ -239,6 +241,7 @@ impl Gpu {
             memory,
             accel,
             rt,
+            deferred,
             props,
             features,
             name,

@@ -160,15 +160,7 @@ impl Gpu {
             )
             .layout(layout)
             .flags(desc.flags);
-        let pipeline = unsafe {
-            self.rt.create_ray_tracing_pipelines(
-                vk::DeferredOperationKHR::null(),
-                vk::PipelineCache::null(),
-                &[info],
-                None,
-            )
-        }
-        .map_err(|(_, e)| format!("vkCreateRayTracingPipelinesKHR: {e}"))?[0];
+        let pipeline = self.create_on_all_cores(&info)?;
         let h = self.props.handle_size as usize;
         let mut handles = unsafe {
             self.rt.get_ray_tracing_shader_group_handles(
@@ -278,5 +270,56 @@ impl Gpu {
             }
         }
         self.free(p.sbt);
+    }
+}
+
+impl Gpu {
+    /// `vkCreateRayTracingPipelinesKHR` as a deferred operation that every
+    /// core of the host joins (VK_KHR_deferred_host_operations, which the
+    /// device has with its acceleration structures): a batch's pipeline
+    /// holds many raygeneration shaders, which a driver can compile in
+    /// parallel. An implementation that does not defer just creates it.
+    fn create_on_all_cores(
+        &self,
+        info: &vk::RayTracingPipelineCreateInfoKHR,
+    ) -> Result<vk::Pipeline, String> {
+        let ops = &self.deferred;
+        let op = unsafe { ops.create_deferred_operation(None) }
+            .map_err(|e| format!("vkCreateDeferredOperationKHR: {e}"))?;
+        let created = unsafe {
+            self.rt.create_ray_tracing_pipelines(
+                op,
+                vk::PipelineCache::null(),
+                std::slice::from_ref(info),
+                None,
+            )
+        };
+        let result = match created {
+            Ok(p) => Ok(p[0]),
+            Err((p, vk::Result::OPERATION_DEFERRED_KHR)) => {
+                let threads = unsafe { ops.get_deferred_operation_max_concurrency(op) }.clamp(
+                    1,
+                    std::thread::available_parallelism().map_or(1, |n| n.get()) as u32,
+                );
+                std::thread::scope(|scope| {
+                    for _ in 0..threads {
+                        scope.spawn(|| loop {
+                            match unsafe { ops.deferred_operation_join(op) } {
+                                Err(vk::Result::THREAD_IDLE_KHR) => std::thread::yield_now(),
+                                _ => break,
+                            }
+                        });
+                    }
+                });
+                match unsafe { ops.get_deferred_operation_result(op) } {
+                    Ok(()) => Ok(p[0]),
+                    Err(e) => Err(format!("vkCreateRayTracingPipelinesKHR (deferred): {e}")),
+                }
+            }
+            Err((p, vk::Result::OPERATION_NOT_DEFERRED_KHR)) => Ok(p[0]),
+            Err((_, e)) => Err(format!("vkCreateRayTracingPipelinesKHR: {e}")),
+        };
+        unsafe { ops.destroy_deferred_operation(op, None) };
+        result
     }
 }
