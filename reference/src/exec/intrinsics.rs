@@ -4,6 +4,8 @@
 use super::math;
 use super::sched::{SyncOp, SyncResponse};
 use super::thread::{fault, Ex, Exit, System, Termination, Thread};
+use super::packing;
+use crate::choice::Chooser;
 use super::wave::WaveOp;
 use crate::hit_object::HitObject;
 use crate::outcome::FaultCode;
@@ -47,8 +49,20 @@ impl<'a> Thread<'a> {
                         Some(a) => self.eval(a).await?,
                         None => Value::boolean(true),
                     };
-                    return match self.sync(SyncOp::Wave(op, operand)).await {
-                        SyncResponse::Wave(v) => Ok(v),
+                    // The thread's lane in this run's packing, where the
+                    // operation reads it (`super::packing`).
+                    let lane = match op {
+                        WaveOp::LaneIndex | WaveOp::Ballot if self.w.options.taint_schedule => {
+                            let mut board = self.shared.board.borrow_mut();
+                            Some(board.lane_for(self.id, &mut self.log))
+                        }
+                        _ => None,
+                    };
+                    return match self.sync(SyncOp::Wave(op, operand, lane)).await {
+                        SyncResponse::Wave(mut results) => Ok(match results.len() {
+                            1 => results.remove(0),
+                            n => results.swap_remove(self.log.choose(n, packing::WHY)),
+                        }),
                         SyncResponse::Resumed => fault(
                             FaultCode::Unsupported,
                             "internal: a wave operation was resumed without a result",

@@ -7,7 +7,7 @@
 //! that exited" (`ser.divergence.arriving_threads_removed_replaced_or_kept`,
 //! `ser.divergence.inactive_or_exited_lanes_replaceable`). Each schedule
 //! here is one legal policy; the reference's legal outcomes do not depend on
-//! which one runs (see `Board::wave_result`), and the test suite checks that.
+//! which one runs (see `Board::packed_results`), and the test suite checks that.
 
 use std::str::FromStr;
 
