@@ -2,11 +2,11 @@
 //! entry to ray tracing and reordering.
 
 use super::math;
+use super::packing;
 use super::sched::{SyncOp, SyncResponse};
 use super::thread::{fault, Ex, Exit, System, Termination, Thread};
-use super::packing;
-use crate::choice::Chooser;
 use super::wave::WaveOp;
+use crate::choice::Chooser;
 use crate::hit_object::HitObject;
 use crate::outcome::FaultCode;
 use crate::program::Stage;

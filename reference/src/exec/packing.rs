@@ -293,7 +293,12 @@ mod tests {
         assert_eq!(uints(&results(WaveOp::AllEqual, 0, &g, 32)), [1, 0]);
         assert_eq!(uints(&results(WaveOp::IsFirstLane, 0, &g, 32)), [1, 0]);
         assert_eq!(uints(&results(WaveOp::Sum, 0, &g, 32)), [1, 3, 5]);
-        assert!(unspecified(&results(WaveOp::Ballot, 0, &group(&[1, 1]), 32)));
+        assert!(unspecified(&results(
+            WaveOp::Ballot,
+            0,
+            &group(&[1, 1]),
+            32
+        )));
         let floats: Vec<Participant> = (0..2)
             .map(|_| Participant {
                 value: Value::Scalar(Scalar::float(1.0)),
@@ -303,13 +308,23 @@ mod tests {
         assert!(unspecified(&results(WaveOp::Sum, 0, &floats, 32)));
         // 64 threads with distinct values: more first lanes than explored.
         let many: Vec<u32> = (0..64).collect();
-        assert!(unspecified(&results(WaveOp::ReadLaneFirst, 0, &group(&many), 32)));
+        assert!(unspecified(&results(
+            WaveOp::ReadLaneFirst,
+            0,
+            &group(&many),
+            32
+        )));
     }
 
     #[test]
     fn subset_sums_respect_the_wave_size() {
         let v: Vec<Scalar> = [1, 10, 100].iter().map(|x| Scalar::uint(*x)).collect();
-        let sums = |room| subset_sums(&v, room).unwrap().into_iter().collect::<Vec<_>>();
+        let sums = |room| {
+            subset_sums(&v, room)
+                .unwrap()
+                .into_iter()
+                .collect::<Vec<_>>()
+        };
         assert_eq!(sums(1), [0, 1, 10, 100]);
         assert_eq!(sums(3), [0, 1, 10, 11, 100, 101, 110, 111]);
     }

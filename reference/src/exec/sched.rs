@@ -307,29 +307,35 @@ impl Board {
         released
     }
 
-    /// A wave operation's results in the waves and lanes of a pinned
-    /// schedule: one result per thread.
+    /// A wave operation's results in the concrete waves and lanes (those
+    /// of a pinned schedule): one result per thread of `group`, each from
+    /// the threads of `group` in its wave.
     fn pinned_results(
         &self,
         op: WaveOp,
         group: &[usize],
         requests: &[SyncRequest],
     ) -> Vec<Vec<Value>> {
-        let results = match op {
-            WaveOp::LaneIndex => group
-                .iter()
-                .map(|&t| Value::uint(self.lanes.lane_of[t] as u32))
-                .collect(),
-            _ => {
-                let operands: Vec<(usize, Value)> = group
+        group
+            .iter()
+            .map(|&t| {
+                let wave: Vec<(usize, Value)> = group
                     .iter()
                     .zip(requests)
-                    .map(|(&t, r)| (self.lanes.lane_of[t], operand(r)))
+                    .filter(|(&u, _)| self.lanes.wave_of[u] == self.lanes.wave_of[t])
+                    .map(|(&u, r)| (self.lanes.lane_of[u], operand(r)))
                     .collect();
-                wave::execute(op, &operands, self.lanes.wave_size)
-            }
-        };
-        results.into_iter().map(|v| vec![v]).collect()
+                let at = wave
+                    .iter()
+                    .position(|(lane, _)| *lane == self.lanes.lane_of[t])
+                    .expect("a thread is in its own wave");
+                let v = match op {
+                    WaveOp::LaneIndex => Value::uint(self.lanes.lane_of[t] as u32),
+                    _ => wave::execute(op, &wave, self.lanes.wave_size).swap_remove(at),
+                };
+                vec![v]
+            })
+            .collect()
     }
 
     /// A wave operation's legal results for each thread of `group` (every
@@ -358,10 +364,17 @@ impl Board {
                 },
             })
             .collect();
+        // The first alternative is the result in the concrete waves (a
+        // real packing, so the first run is one legal execution throughout).
+        let pinned = self.pinned_results(op, group, requests);
         let reversed = mutation::active(Mutation::PackingReversed);
         (0..group.len())
             .map(|me| {
                 let mut r = packing::results(op, me, &participants, self.lanes.wave_size as u32);
+                if let Some(i) = r.iter().position(|v| pinned[me].contains(v)) {
+                    let first = r.remove(i);
+                    r.insert(0, first);
+                }
                 if reversed {
                     r.reverse();
                 }
@@ -393,11 +406,13 @@ impl Board {
         } else {
             crate::choice::Chooser::choose(log, ws, packing::WHY)
         };
-        let lane = if mutation::active(Mutation::PackingReversed) {
+        // Alternative 0 is the thread's concrete lane (see `packed_results`).
+        let pick = if mutation::active(Mutation::PackingReversed) {
             ws - 1 - pick
         } else {
             pick
-        } as u32;
+        };
+        let lane = ((self.lanes.start_lane[t] + pick) % ws) as u32;
         self.chosen_lane[t] = Some(lane);
         lane
     }
