@@ -50,14 +50,21 @@ impl<'a> Thread<'a> {
                         None => Value::boolean(true),
                     };
                     // The thread's lane in this run's packing, where the
-                    // operation reads it (`super::packing`).
-                    let lane = match op {
-                        WaveOp::LaneIndex | WaveOp::Ballot if self.w.options.taint_schedule => {
-                            let mut board = self.shared.board.borrow_mut();
-                            Some(board.lane_for(self.id, &mut self.log))
-                        }
-                        _ => None,
+                    // operation reads it (`super::packing`): a ballot reads
+                    // it only where the thread votes.
+                    let votes = || match &operand {
+                        Value::Scalar(s) => s.bits != 0 || s.unspecified.is_some(),
+                        _ => true,
                     };
+                    let reads_lane = match op {
+                        WaveOp::LaneIndex => true,
+                        WaveOp::Ballot => votes(),
+                        _ => false,
+                    };
+                    let lane = (reads_lane && self.w.options.taint_schedule).then(|| {
+                        let mut board = self.shared.board.borrow_mut();
+                        board.lane_for(self.id, &mut self.log)
+                    });
                     return match self.sync(SyncOp::Wave(op, operand, lane)).await {
                         SyncResponse::Wave(mut results) => Ok(match results.len() {
                             1 => results.remove(0),

@@ -247,7 +247,7 @@ mod tests {
 
     fn unspecified(v: &[Value]) -> bool {
         v.len() == 1 && matches!(&v[0], Value::Scalar(s) if s.unspecified.is_some())
-            || matches!(&v[..], [Value::Vector(w)] if w.iter().any(|s| s.unspecified.is_some()))
+            || matches!(v, [Value::Vector(w)] if w.iter().any(|s| s.unspecified.is_some()))
     }
 
     #[test]
