@@ -193,6 +193,8 @@ mutations! {
     // Reorder points and memory (`exec/sched.rs`, `exec/memory/`).
     MigrateNonArriving, "migrate_non_arriving", Bug, "ser.divergence.non_arriving_threads_do_not_migrate",
         "at a reorder point, threads that did not arrive move to another lane too";
+    WaveCountBitsIgnoresVote, "wave_count_bits_ignores_vote", Bug, "dxr.wave_intrinsics.validity_bounded_by_repacking_points",
+        "WaveActiveCountBits counts every lane that executes it, whatever it votes";
     ReorderNopFaults, "reorder_nop_faults", Bug, "ser.maybe_reorder_thread.hit.nop_legal_input",
         "MaybeReorderThread rejects a NOP hit object as invalid";
     ReorderScopeNotPublished, "reorder_scope_not_published", Bug, "ser.memory.reordercoherent.barrier_reorder_scope_before_reorder_point",
@@ -231,6 +233,8 @@ mutations! {
         "candidates are processed farthest or last first";
     ScheduleRegroup, "schedule_regroup", Control, "ser.divergence.arriving_threads_removed_replaced_or_kept",
         "threads arriving at a reorder point leave their waves and form new ones (where no case pins a schedule)";
+    PackingReversed, "packing_reversed", Control, "dxr.wave_intrinsics.allowed_for_tools",
+        "the dispatch is packed into waves another way: each thread's first explored wave result is its last (lanes from the top, not first, alone only when it must be)";
     WatertightLastTriangle, "watertight_last_triangle", Control, "vk.watertight.no_double_hit_shared_edge",
         "a ray through a shared edge or closed-fan vertex always hits the last of the triangles there";
     BoxesEnlarged, "boxes_enlarged", Control, "vk.candidate.aabb.false_positives_may",

@@ -2,9 +2,11 @@
 //! entry to ray tracing and reordering.
 
 use super::math;
+use super::packing;
 use super::sched::{SyncOp, SyncResponse};
 use super::thread::{fault, Ex, Exit, System, Termination, Thread};
 use super::wave::WaveOp;
+use crate::choice::Chooser;
 use crate::hit_object::HitObject;
 use crate::outcome::FaultCode;
 use crate::program::Stage;
@@ -49,8 +51,27 @@ impl<'a> Thread<'a> {
                         Some(a) => self.eval(a).await?,
                         None => Value::boolean(true),
                     };
-                    return match self.sync(SyncOp::Wave(op, operand)).await {
-                        SyncResponse::Wave(v) => Ok(v),
+                    // The thread's lane in this run's packing, where the
+                    // operation reads it (`super::packing`): a ballot reads
+                    // it only where the thread votes.
+                    let votes = || match &operand {
+                        Value::Scalar(s) => s.bits != 0 || s.unspecified.is_some(),
+                        _ => true,
+                    };
+                    let reads_lane = match op {
+                        WaveOp::LaneIndex => true,
+                        WaveOp::Ballot => votes(),
+                        _ => false,
+                    };
+                    let lane = (reads_lane && self.w.options.taint_schedule).then(|| {
+                        let mut board = self.shared.board.borrow_mut();
+                        board.lane_for(self.id, &mut self.log)
+                    });
+                    return match self.sync(SyncOp::Wave(op, operand, lane)).await {
+                        SyncResponse::Wave(mut results) => Ok(match results.len() {
+                            1 => results.remove(0),
+                            n => results.swap_remove(self.log.choose(n, packing::WHY)),
+                        }),
                         SyncResponse::Resumed => fault(
                             FaultCode::Unsupported,
                             "internal: a wave operation was resumed without a result",

@@ -17,6 +17,7 @@ mod math;
 pub mod memory;
 mod motion;
 mod ops;
+mod packing;
 mod paq;
 mod place;
 mod record;

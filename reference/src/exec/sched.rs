@@ -10,8 +10,17 @@
 //! decides where the arriving threads go; the default schedule keeps every
 //! thread in its wave and lane (the minimal implementation, "simply a
 //! no-op").
+//!
+//! Which threads share a wave, from the start of the dispatch on, is itself
+//! an implementation choice ([`super::packing`]): unless a case pins a
+//! schedule, the scheduler resolves the threads of the whole dispatch as one
+//! group, and each wave operation gives every thread the results it has
+//! over every wave that thread could be in. The concrete waves and lanes
+//! below then only carry the schedule's moves, which a thread's lane
+//! follows (so a schedule that moves threads that did not arrive is seen).
 
 use super::memory::{Memory, Writers};
+use super::packing::{self, Participant};
 use super::thread::Thread;
 use super::wave::{self, WaveOp};
 use super::World;
@@ -53,7 +62,10 @@ pub enum ReorderPoint {
 }
 
 pub enum SyncOp {
-    Wave(WaveOp, Value),
+    /// A wave operation, its operand, and the thread's lane where the
+    /// operation reads it (`WaveGetLaneIndex`, `WaveActiveBallot`) and the
+    /// packing is explored.
+    Wave(WaveOp, Value, Option<u32>),
     Reorder(ReorderPoint),
 }
 
@@ -65,7 +77,9 @@ pub struct SyncRequest {
 }
 
 pub enum SyncResponse {
-    Wave(Value),
+    /// The legal results of a wave operation for the thread (one, or a
+    /// choice among several: see [`super::packing`]).
+    Wave(Vec<Value>),
     Resumed,
 }
 
@@ -73,6 +87,10 @@ pub enum SyncResponse {
 pub struct Lanes {
     pub wave_of: Vec<usize>,
     pub lane_of: Vec<usize>,
+    /// Where each thread started: a lane that moved without the thread
+    /// arriving at a reorder point (an illegal schedule) shows in the lane
+    /// the thread reads.
+    pub start_lane: Vec<usize>,
     pub wave_size: usize,
 }
 
@@ -84,13 +102,14 @@ pub struct Board {
     pub done: Vec<bool>,
     /// Threads that have arrived at a reorder point.
     pub arrived: Vec<bool>,
-    /// Waves whose membership may have changed: a thread of theirs arrived
-    /// at a reorder point, or one moved in.
-    pub disturbed: Vec<bool>,
+    /// The lane each thread takes in the packing of this run, once it has
+    /// chosen it (see [`Board::lane_for`]).
+    pub chosen_lane: Vec<Option<u32>>,
     pub schedule: Schedule,
     rng: Rng,
-    /// Whether results that depend on the schedule are reported
-    /// unspecified (always, except for cases that pin a schedule).
+    /// Whether results that depend on the schedule or the packing are
+    /// explored (always, except for cases that pin a schedule, which also
+    /// pin the packing: thread `t` in lane `t % wave_size`).
     pub taint: bool,
 }
 
@@ -171,11 +190,12 @@ pub fn run_once(w: &World, logs: &mut [ChoiceLog], known: &Writers) -> Result<Me
             lanes: Lanes {
                 wave_of: start.iter().map(|s| s.0).collect(),
                 lane_of: start.iter().map(|s| s.1).collect(),
+                start_lane: start.iter().map(|s| s.1).collect(),
                 wave_size,
             },
             done: vec![false; n],
             arrived: vec![false; n],
-            disturbed: vec![false; n.div_ceil(wave_size)],
+            chosen_lane: vec![None; n],
             schedule: w.options.schedule,
             rng,
             taint: w.options.taint_schedule,
@@ -238,9 +258,16 @@ impl Board {
             .map_or(0, |m| m + 1);
         let mut released = Vec::new();
         let mut arriving = Vec::new();
+        // Exploring the packing, the whole dispatch is one group: any of its
+        // threads may share a wave (`super::packing`).
+        let (waves, wave_of) = if self.taint {
+            (waves.min(1), vec![0; self.requests.len()])
+        } else {
+            (waves, self.lanes.wave_of.clone())
+        };
         for wave in 0..waves {
             let waiting: Vec<usize> = (0..self.requests.len())
-                .filter(|&t| self.lanes.wave_of[t] == wave && self.requests[t].is_some())
+                .filter(|&t| wave_of[t] == wave && self.requests[t].is_some())
                 .collect();
             let Some(min) = waiting
                 .iter()
@@ -260,18 +287,11 @@ impl Board {
                 .map(|&t| self.requests[t].take().expect("waiting"))
                 .collect();
             match &requests[0].op {
-                SyncOp::Wave(op, _) => {
-                    let operands: Vec<(usize, Value)> = group
-                        .iter()
-                        .zip(&requests)
-                        .map(|(&t, r)| match &r.op {
-                            SyncOp::Wave(_, v) => (self.lanes.lane_of[t], v.clone()),
-                            SyncOp::Reorder(_) => unreachable!("one position, one operation"),
-                        })
-                        .collect();
-                    let results = match op {
-                        WaveOp::LaneIndex => group.iter().map(|&t| self.lane_index(t)).collect(),
-                        _ => self.wave_result(wave, *op, &operands),
+                SyncOp::Wave(op, ..) => {
+                    let results = if self.taint {
+                        self.packed_results(*op, &group, &requests)
+                    } else {
+                        self.pinned_results(*op, &group, &requests)
                     };
                     for (&t, r) in group.iter().zip(results) {
                         self.responses[t] = Some(SyncResponse::Wave(r));
@@ -287,22 +307,114 @@ impl Board {
         released
     }
 
-    /// A wave operation's results. Once a wave's membership may have
-    /// changed at a reorder point, which threads share it is up to the
-    /// implementation and visible through wave operations
-    /// (`ser.reorder_point.definition.migration_visible_via_system_state`):
-    /// their results are unspecified.
-    fn wave_result(&self, wave: usize, op: WaveOp, operands: &[(usize, Value)]) -> Vec<Value> {
-        let results = wave::execute(op, operands, self.lanes.wave_size);
-        if !(self.taint && self.disturbed.get(wave).copied().unwrap_or(true)) {
-            return results;
-        }
-        let why =
-            "a wave operation in a wave whose threads may have been rearranged at a reorder point";
-        results
-            .into_iter()
-            .map(|v| crate::value::unspecify(v, why))
+    /// A wave operation's results in the concrete waves and lanes (those
+    /// of a pinned schedule): one result per thread of `group`, each from
+    /// the threads of `group` in its wave.
+    fn pinned_results(
+        &self,
+        op: WaveOp,
+        group: &[usize],
+        requests: &[SyncRequest],
+    ) -> Vec<Vec<Value>> {
+        group
+            .iter()
+            .map(|&t| {
+                let wave: Vec<(usize, Value)> = group
+                    .iter()
+                    .zip(requests)
+                    .filter(|(&u, _)| self.lanes.wave_of[u] == self.lanes.wave_of[t])
+                    .map(|(&u, r)| (self.lanes.lane_of[u], operand(r)))
+                    .collect();
+                let at = wave
+                    .iter()
+                    .position(|(lane, _)| *lane == self.lanes.lane_of[t])
+                    .expect("a thread is in its own wave");
+                let v = match op {
+                    WaveOp::LaneIndex => Value::uint(self.lanes.lane_of[t] as u32),
+                    _ => wave::execute(op, &wave, self.lanes.wave_size).swap_remove(at),
+                };
+                vec![v]
+            })
             .collect()
+    }
+
+    /// A wave operation's legal results for each thread of `group` (every
+    /// thread at this position) over every packing (`super::packing`).
+    /// Which threads share a wave after a reorder point is up to the
+    /// implementation as well
+    /// (`ser.reorder_point.definition.migration_visible_via_system_state`),
+    /// which those sets cover; the lane of a thread that arrived is not
+    /// known.
+    fn packed_results(
+        &self,
+        op: WaveOp,
+        group: &[usize],
+        requests: &[SyncRequest],
+    ) -> Vec<Vec<Value>> {
+        let participants: Vec<Participant> = group
+            .iter()
+            .zip(requests)
+            .map(|(&t, r)| Participant {
+                value: operand(r),
+                lane: match &r.op {
+                    SyncOp::Wave(_, _, Some(lane)) if !self.arrived[t] => {
+                        Some(self.lane_after_moves(t, *lane))
+                    }
+                    _ => None,
+                },
+            })
+            .collect();
+        // The first alternative is the result in the concrete waves (a
+        // real packing, so the first run is one legal execution throughout).
+        let pinned = self.pinned_results(op, group, requests);
+        let reversed = mutation::active(Mutation::PackingReversed);
+        (0..group.len())
+            .map(|me| {
+                let mut r = packing::results(op, me, &participants, self.lanes.wave_size as u32);
+                if let Some(i) = r.iter().position(|v| pinned[me].contains(v)) {
+                    let first = r.remove(i);
+                    r.insert(0, first);
+                }
+                if reversed {
+                    r.reverse();
+                }
+                r
+            })
+            .collect()
+    }
+
+    /// The lane a thread reads: the one it chose, moved as far as the
+    /// schedule moved it (never, for a thread that did not arrive at a
+    /// reorder point, under a legal schedule:
+    /// `ser.divergence.non_arriving_threads_do_not_migrate`).
+    fn lane_after_moves(&self, t: usize, chosen: u32) -> u32 {
+        let ws = self.lanes.wave_size;
+        let moved = (self.lanes.lane_of[t] + ws - self.lanes.start_lane[t] % ws) % ws;
+        ((chosen as usize + moved) % ws) as u32
+    }
+
+    /// The lane thread `t` takes in this run's packing: any lane below the
+    /// wave size (`super::packing`), chosen the first time the thread reads
+    /// it and kept for the run.
+    pub fn lane_for(&mut self, t: usize, log: &mut ChoiceLog) -> u32 {
+        if let Some(lane) = self.chosen_lane[t] {
+            return lane;
+        }
+        let ws = self.lanes.wave_size;
+        let pick = if ws < 2 {
+            0
+        } else {
+            crate::choice::Chooser::choose(log, ws, packing::WHY)
+        };
+        // Alternative 0 is the thread's concrete lane (see `packed_results`).
+        let pick = if mutation::active(Mutation::PackingReversed) {
+            ws - 1 - pick
+        } else {
+            pick
+        };
+        let lane = ((self.lanes.start_lane[t] + pick) % ws) as u32;
+        self.chosen_lane[t] = Some(lane);
+        lane
     }
 
     /// Places the threads arriving at reorder points by the schedule. Only
@@ -346,30 +458,16 @@ impl Board {
         );
         for (&t, (wave, lane)) in arriving.iter().zip(to) {
             self.arrived[t] = true;
-            self.mark_disturbed(self.lanes.wave_of[t]);
             self.lanes.wave_of[t] = wave;
             self.lanes.lane_of[t] = lane;
-            self.mark_disturbed(wave);
             self.responses[t] = Some(SyncResponse::Resumed);
         }
     }
+}
 
-    fn mark_disturbed(&mut self, wave: usize) {
-        if self.disturbed.len() <= wave {
-            self.disturbed.resize(wave + 1, false);
-        }
-        self.disturbed[wave] = true;
-    }
-
-    /// `WaveGetLaneIndex`: a thread that never arrived at a reorder point
-    /// keeps its lane (`ser.divergence.non_arriving_threads_do_not_migrate`);
-    /// any other's lane is up to the implementation.
-    fn lane_index(&self, t: usize) -> Value {
-        let v = Value::uint(self.lanes.lane_of[t] as u32);
-        if self.taint && self.arrived[t] {
-            crate::value::unspecify(v, "the lane of a thread that arrived at a reorder point")
-        } else {
-            v
-        }
+fn operand(r: &SyncRequest) -> Value {
+    match &r.op {
+        SyncOp::Wave(_, v, _) => v.clone(),
+        SyncOp::Reorder(_) => unreachable!("one position, one operation"),
     }
 }

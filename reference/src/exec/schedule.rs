@@ -7,7 +7,7 @@
 //! that exited" (`ser.divergence.arriving_threads_removed_replaced_or_kept`,
 //! `ser.divergence.inactive_or_exited_lanes_replaceable`). Each schedule
 //! here is one legal policy; the reference's legal outcomes do not depend on
-//! which one runs (see `Board::wave_result`), and the test suite checks that.
+//! which one runs (see `Board::packed_results`), and the test suite checks that.
 
 use std::str::FromStr;
 
@@ -146,10 +146,12 @@ pub fn place(
 }
 
 /// Where the threads of the dispatch start: linear thread `t` in lane
-/// `t % wave_size` of wave `t / wave_size`, the reference's model. The spec
-/// does not say how dispatch indices are packed into waves, so cases must
-/// not depend on it; `Shuffle` starts from a seeded permutation of those
-/// slots, and the schedule tests check that no case's legal outcomes change.
+/// `t % wave_size` of wave `t / wave_size`; `Shuffle` starts from a seeded
+/// permutation of those slots. The spec does not say how dispatch indices
+/// are packed into waves: only a case that pins a schedule sees this
+/// packing in its wave results; otherwise the reference explores every
+/// packing (`super::packing`) and these slots only carry the schedule's
+/// moves.
 pub fn initial_layout(
     schedule: Schedule,
     rng: &mut Rng,

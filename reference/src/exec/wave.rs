@@ -19,7 +19,7 @@ pub enum WaveOp {
     ReadLaneFirst,
     /// `WaveGetLaneIndex()`: a wave operation here so that it is evaluated
     /// with its wave, after the lanes ahead of it in the program reached
-    /// their reorder points (see `Board::lane_index`).
+    /// their reorder points (see `Board::packed_results`).
     LaneIndex,
 }
 
