@@ -280,6 +280,7 @@ fn nop_accessors_are_zero_and_a_miss_keeps_its_world_ray() {
             let p = Program {
                 threads: 1,
                 rays: vec![r.clone()],
+                waves: Vec::new(),
                 body,
             };
             let Some(out) = legal(&load(case::file(case::program_case(

@@ -98,6 +98,11 @@ fn clauses(program: &Program, dialect: Dialect) -> Vec<&'static str> {
             }
         }
     });
+    if !program.waves.is_empty() {
+        // Which threads share a wave is no text's: the results are those
+        // of every packing.
+        out.push("dxr.wave_intrinsics.allowed_for_tools");
+    }
     if out.is_empty() {
         out.push(crate::clauses::fallback(dialect));
     }

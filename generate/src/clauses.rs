@@ -78,9 +78,6 @@ pub fn of(s: &Stmt, d: Dialect) -> Option<&'static str> {
         Stmt::Query(_) if vulkan => "vk.result.ray_query_committed_hit_type",
         Stmt::Query(_) => "dxr.ray_query.committed_status.returns_status",
         Stmt::IfHit { .. } => pick(d, IS_HIT),
-        // Which threads share a wave is no text's: the results are those
-        // of every packing (HLSL dialects only, `Dialect::waves`).
-        Stmt::Wave(_) => "dxr.wave_intrinsics.allowed_for_tools",
         Stmt::IfThread { .. } | Stmt::Repeat { .. } => return None,
     })
 }

@@ -40,6 +40,8 @@ pub struct Program {
     pub threads: u32,
     /// The rays `r0, r1, ...` (each thread's origin moves with its index).
     pub rays: Vec<Ray>,
+    /// Wave operations before the body ([`Wave`]).
+    pub waves: Vec<Wave>,
     pub body: Vec<Stmt>,
 }
 
@@ -100,20 +102,22 @@ pub enum Construct {
     },
 }
 
-/// Wave operations whose legal results over every packing of the
-/// dispatch into waves are few (the reference explores the packing,
-/// `reference/src/exec/packing.rs`): at most one per thread of the
-/// dispatch, so that a program stays within the runs a fuzz case may take.
+/// Wave operations at the top of the raygeneration shader, on operands
+/// from the dispatch index alone. The reference explores the packing of
+/// the dispatch into waves (`reference/src/exec/packing.rs`) as a choice
+/// of each thread's result; it ties different threads' results together
+/// only where they come before any other implementation choice and depend
+/// on nothing but the dispatch index, so generated programs put them
+/// there. Each has at most as many legal results as the dispatch has
+/// threads (no lane index or ballot, whose results span the wave).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wave {
     /// `WaveActiveCountBits((t & 1) == 0)`.
     CountEvenThreads,
-    /// `WaveActiveCountBits(hN.IsHit())`.
-    CountHits(u8),
-    /// `WaveActiveAllEqual(p.a)`, written as 1 or 0.
-    PayloadAllEqual,
-    /// `WaveReadLaneFirst(p.a)`.
-    FirstPayload,
+    /// `WaveActiveAllEqual(t & 1)`, written as 1 or 0.
+    ParityAllEqual,
+    /// `WaveReadLaneFirst(t)`.
+    FirstThread,
     /// `WaveIsFirstLane()`, written as 1 or 0.
     IsFirstLane,
 }
@@ -211,8 +215,6 @@ pub enum Stmt {
     ReadPayload,
     /// `p.a = value`.
     SetPayload(u32),
-    /// A wave operation's result into `Out`.
-    Wave(Wave),
     /// A [`Query`], then its committed status and, when it committed
     /// something, the committed instance, geometry, primitive and `t` into
     /// the output buffers.

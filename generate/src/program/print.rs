@@ -105,6 +105,9 @@ pub fn print(program: &Program, cx: &Context) -> Printed {
         dialect: cx.dialect,
         scene: cx.scene,
     };
+    for w in &program.waves {
+        p.wave(*w);
+    }
     for s in &program.body {
         p.stmt(s);
     }
@@ -206,17 +209,6 @@ impl Printer<'_> {
             }
             Stmt::SetPayload(v) => self.push(&format!("p.a = {v};")),
             Stmt::Query(q) => self.query_reads(q),
-            Stmt::Wave(w) => {
-                let at = self.slot();
-                let e = match w {
-                    Wave::CountEvenThreads => "WaveActiveCountBits((t & 1) == 0)".to_string(),
-                    Wave::CountHits(h) => format!("WaveActiveCountBits(h{h}.IsHit())"),
-                    Wave::PayloadAllEqual => "WaveActiveAllEqual(p.a) ? 1 : 0".to_string(),
-                    Wave::FirstPayload => "WaveReadLaneFirst(p.a)".to_string(),
-                    Wave::IsFirstLane => "WaveIsFirstLane() ? 1 : 0".to_string(),
-                };
-                self.push(&format!("{at} = {e};"));
-            }
             Stmt::IfHit { h, then, otherwise } => {
                 self.push(&format!("if (h{h}.IsHit())"));
                 self.block(then);
@@ -233,6 +225,17 @@ impl Printer<'_> {
                 self.block(body);
             }
         }
+    }
+
+    fn wave(&mut self, w: Wave) {
+        let at = self.slot();
+        let e = match w {
+            Wave::CountEvenThreads => "WaveActiveCountBits((t & 1) == 0)",
+            Wave::ParityAllEqual => "WaveActiveAllEqual(t & 1) ? 1 : 0",
+            Wave::FirstThread => "WaveReadLaneFirst(t)",
+            Wave::IsFirstLane => "WaveIsFirstLane() ? 1 : 0",
+        };
+        self.push(&format!("{at} = {e};"));
     }
 
     fn construct(&mut self, h: u8, how: &Construct) {

@@ -174,18 +174,21 @@ fn construct(rays: usize, d: Dialect) -> BoxedStrategy<Construct> {
     ])
 }
 
-/// A wave operation; one on a hit object only with SER.
-fn wave(ser: bool) -> BoxedStrategy<Wave> {
-    let mut arms = vec![
-        Just(Wave::CountEvenThreads).boxed(),
-        Just(Wave::IsFirstLane).boxed(),
-        Just(Wave::PayloadAllEqual).boxed(),
-        Just(Wave::FirstPayload).boxed(),
-    ];
-    if ser {
-        arms.push(hit_object().prop_map(Wave::CountHits).boxed());
+/// At most one wave operation, in a third of the programs of a dialect
+/// with waves: each multiplies the runs the reference explores.
+fn waves(d: Dialect) -> BoxedStrategy<Vec<Wave>> {
+    if !d.waves {
+        return Just(Vec::new()).boxed();
     }
-    Union::new(arms).boxed()
+    let wave = prop::sample::select(vec![
+        Wave::CountEvenThreads,
+        Wave::ParityAllEqual,
+        Wave::FirstThread,
+        Wave::IsFirstLane,
+    ]);
+    prop::option::weighted(0.3, wave)
+        .prop_map(|w| w.into_iter().collect())
+        .boxed()
 }
 
 fn reorder() -> impl Strategy<Value = Reorder> {
@@ -263,7 +266,6 @@ fn simple(rays: usize, d: Dialect) -> BoxedStrategy<Stmt> {
             d.ray_query,
             query(rays, sm69).prop_map(Stmt::Query).boxed(),
         ),
-        (1, d.waves, wave(ser).prop_map(Stmt::Wave).boxed()),
     ])
 }
 
@@ -307,11 +309,13 @@ pub fn program(max_statements: usize, d: Dialect) -> impl Strategy<Value = Progr
     (
         1u32..=4,
         prop::collection::vec(ray::ray(), RAYS),
+        waves(d),
         prop::collection::vec(stmt(RAYS, d, 2), 1..=max_statements),
     )
-        .prop_map(|(threads, rays, body)| Program {
+        .prop_map(|(threads, rays, waves, body)| Program {
             threads,
             rays,
+            waves,
             body,
         })
 }

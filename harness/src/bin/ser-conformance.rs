@@ -203,6 +203,10 @@ struct FuzzArgs {
     /// backend made, without it.
     #[arg(long, value_delimiter = ',')]
     capabilities: Option<Vec<String>>,
+    /// Start no batch after this many seconds (a device's time limit): the
+    /// summary counts the cases that ran.
+    #[arg(long)]
+    max_seconds: Option<f64>,
 }
 
 #[derive(clap::Args)]
@@ -409,6 +413,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         emit: args.emit,
         capabilities: args.capabilities,
+        max_time: args.max_seconds.map(Duration::from_secs_f64),
     };
     let diff = Differential::new(backend.clone(), timeout);
     let summary = match ser_harness::fuzz::run(&campaign, &diff) {

@@ -47,6 +47,9 @@ pub struct Campaign {
     /// legal outcomes as expectations: a corpus the ordinary runner can
     /// run (`--cases DIR`).
     pub emit: Option<PathBuf>,
+    /// Stop starting batches after this long (a device's time limit): the
+    /// summary then counts what ran.
+    pub max_time: Option<Duration>,
     /// Generate as for a backend that claims only these capabilities (of
     /// those the backend claims): to make, without the device, the cases a
     /// campaign on it made.
@@ -68,6 +71,7 @@ impl Campaign {
             jobs: 1,
             emit: None,
             capabilities: None,
+            max_time: None,
         }
     }
 }
@@ -364,7 +368,7 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
     let bar = progress_bar(campaign);
     let mut summary = Summary::default();
     let mut n = 0;
-    while n < campaign.cases {
+    while n < campaign.cases && campaign.max_time.is_none_or(|t| start.elapsed() < t) {
         let size = (campaign.cases - n).min(campaign.batch.max(1) as u64);
         let mut made = Vec::new();
         for k in n..n + size {
