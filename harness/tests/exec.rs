@@ -454,3 +454,67 @@ fn a_backend_that_is_not_speaking_the_protocol_is_named() {
         "{t}"
     );
 }
+
+/// `fuzz` through `exec:` with the served reference, in batches of `batch`.
+fn fuzz_served(batch: &str, faults: &[&str], out: &Path) -> Output {
+    let mut c = Command::new(BIN);
+    c.args([
+        "fuzz",
+        "--quiet",
+        "--cases",
+        "12",
+        "--seed",
+        "3",
+        "--timeout",
+        "2",
+    ]);
+    c.args(["--shrink-budget", "0", "--batch", batch, "--out"])
+        .arg(out);
+    c.args([
+        "--backend",
+        "exec:",
+        "--backend-arg",
+        BIN,
+        "--backend-arg",
+        "serve",
+    ]);
+    for f in faults {
+        c.arg(format!("--backend-arg=--fault={f}"));
+    }
+    c.output().unwrap()
+}
+
+/// A campaign's last line, without its rate.
+fn summary(out: &Output) -> String {
+    let t = String::from_utf8_lossy(&out.stdout).to_string();
+    let last = t.lines().last().unwrap_or("").to_string();
+    last.split(" (").next().unwrap_or("").to_string()
+}
+
+#[test]
+fn fuzzing_through_the_protocol_in_batches_judges_as_one_by_one() {
+    let dir = scratch("fuzz-batch");
+    let one = fuzz_served("1", &[], &dir.join("one"));
+    let many = fuzz_served("5", &[], &dir.join("many"));
+    assert!(one.status.success(), "{}", text(&one));
+    assert!(many.status.success(), "{}", text(&many));
+    assert_eq!(summary(&one), summary(&many));
+    assert!(
+        summary(&one).contains("agree, 0 disagree"),
+        "{}",
+        summary(&one)
+    );
+}
+
+#[test]
+fn a_case_that_hangs_inside_a_batch_is_the_one_found() {
+    let dir = scratch("fuzz-batch-hang");
+    let out = fuzz_served("5", &["hang=seed3_case2"], &dir);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("disagreement: case 2 (timeout"), "{t}");
+    assert!(summary(&out).contains(" 1 disagree"), "{t}");
+    assert!(dir
+        .join("0027_maybereorderthread_seed3_case2.json")
+        .exists());
+}

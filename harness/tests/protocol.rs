@@ -117,6 +117,7 @@ fn both_hellos_are_valid() {
         profile: Profile::VulkanNv,
         capabilities: vec!["rejection".into()],
         phase: ser_harness::claim::Phase::Compile,
+        batch: true,
     };
     assert_valid(
         &validator("backend-hello.schema.json"),

@@ -256,6 +256,7 @@ mod tests {
             profile: ser_reference::Profile::Sm69,
             capabilities: vec!["validation".into()],
             phase: crate::claim::Phase::Run,
+            batch: false,
         };
         let line = encode(&h);
         assert!(line.starts_with(r#"{"type":"hello""#), "{line}");
