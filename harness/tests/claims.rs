@@ -57,19 +57,8 @@ fn a_filter_matching_nothing_or_an_empty_folder_is_no_verdict() {
 
 /// The served reference, misbehaving as `faults` say.
 fn served(faults: &[&str], args: &[&str]) -> Output {
-    let mut c = Command::new(BIN);
+    let mut c = common::served_reference(&[], faults);
     c.arg("--cases").arg(cases()).arg("--quiet");
-    c.args([
-        "--backend",
-        "exec:",
-        "--backend-arg",
-        BIN,
-        "--backend-arg",
-        "serve",
-    ]);
-    for f in faults {
-        c.arg(format!("--backend-arg=--fault={f}"));
-    }
     c.args(args).output().unwrap()
 }
 

@@ -457,30 +457,10 @@ fn a_backend_that_is_not_speaking_the_protocol_is_named() {
 
 /// `fuzz` through `exec:` with the served reference, in batches of `batch`.
 fn fuzz_served(batch: &str, faults: &[&str], out: &Path) -> Output {
-    let mut c = Command::new(BIN);
-    c.args([
-        "fuzz",
-        "--quiet",
-        "--cases",
-        "12",
-        "--seed",
-        "3",
-        "--timeout",
-        "2",
-    ]);
-    c.args(["--shrink-budget", "0", "--batch", batch, "--out"])
-        .arg(out);
-    c.args([
-        "--backend",
-        "exec:",
-        "--backend-arg",
-        BIN,
-        "--backend-arg",
-        "serve",
-    ]);
-    for f in faults {
-        c.arg(format!("--backend-arg=--fault={f}"));
-    }
+    let mut c = common::served_reference(&["fuzz"], faults);
+    c.args(["--quiet", "--cases", "12", "--seed", "3"]);
+    c.args(["--timeout", "2", "--shrink-budget", "0", "--batch", batch]);
+    c.arg("--out").arg(out);
     c.output().unwrap()
 }
 

@@ -30,3 +30,23 @@ pub fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     )
 }
+
+/// The runner (with `command`, a subcommand and its first arguments, or
+/// nothing for a run) against the reference served through `exec:` (a
+/// process backend), misbehaving as `faults` say (`KIND=TEXT`).
+pub fn served_reference(command: &[&str], faults: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(BIN);
+    c.args(command);
+    c.args([
+        "--backend",
+        "exec:",
+        "--backend-arg",
+        BIN,
+        "--backend-arg",
+        "serve",
+    ]);
+    for f in faults {
+        c.arg(format!("--backend-arg=--fault={f}"));
+    }
+    c
+}

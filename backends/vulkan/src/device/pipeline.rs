@@ -303,10 +303,12 @@ impl Gpu {
                 );
                 std::thread::scope(|scope| {
                     for _ in 0..threads {
-                        scope.spawn(|| loop {
-                            match unsafe { ops.deferred_operation_join(op) } {
-                                Err(vk::Result::THREAD_IDLE_KHR) => std::thread::yield_now(),
-                                _ => break,
+                        // THREAD_IDLE: more work may come; anything else: done.
+                        scope.spawn(|| {
+                            while let Err(vk::Result::THREAD_IDLE_KHR) =
+                                unsafe { ops.deferred_operation_join(op) }
+                            {
+                                std::thread::yield_now();
                             }
                         });
                     }
