@@ -111,7 +111,7 @@ impl std::fmt::Display for Summary {
         let rate = self.run as f64 / self.elapsed.as_secs_f64().max(1e-9);
         write!(
             f,
-            "{} generated case(s): {} agree, {} disagree, {} not applicable, {} declined inside the claim, {} skipped, {} invalid ({rate:.0} cases/s)",
+            "{} generated case(s): {} agree, {} disagree, {} not applicable, {} declined inside the claim, {} skipped, {} invalid ({rate:.1} cases/s)",
             self.run,
             self.agree,
             self.findings.len(),
