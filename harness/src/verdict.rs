@@ -191,9 +191,7 @@ impl CaseResult {
 /// claim (see [`crate::claim`]).
 pub fn judge(case: &Case, backend: &dyn Backend) -> CaseResult {
     let claim = Claim::of(backend);
-    if let Some(outside) = claim.outside(case) {
-        let mut r = CaseResult::new(case, Verdict::NotApplicable, outside.message(&claim));
-        r.outside_claim = Some(outside.category());
+    if let Some(r) = not_applicable(case, &claim) {
         return r;
     }
     let start = Instant::now();
@@ -201,6 +199,15 @@ pub fn judge(case: &Case, backend: &dyn Backend) -> CaseResult {
     let mut result = conclude(case, backend, &claim, ran);
     result.duration_ms = start.elapsed().as_secs_f64() * 1000.0;
     result
+}
+
+/// The *not applicable* result of a case outside `claim`, if it is.
+fn not_applicable(case: &Case, claim: &Claim) -> Option<CaseResult> {
+    claim.outside(case).map(|outside| {
+        let mut r = CaseResult::new(case, Verdict::NotApplicable, outside.message(claim));
+        r.outside_claim = Some(outside.category());
+        r
+    })
 }
 
 fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
@@ -267,16 +274,8 @@ pub fn judge_batch(
     timeout: Option<Duration>,
 ) -> Vec<CaseResult> {
     let claim = Claim::of(backend.as_ref());
-    let mut results: Vec<Option<CaseResult>> = cases
-        .iter()
-        .map(|c| {
-            claim.outside(c).map(|outside| {
-                let mut r = CaseResult::new(c, Verdict::NotApplicable, outside.message(&claim));
-                r.outside_claim = Some(outside.category());
-                r
-            })
-        })
-        .collect();
+    let mut results: Vec<Option<CaseResult>> =
+        cases.iter().map(|c| not_applicable(c, &claim)).collect();
     let inside: Vec<Arc<Case>> = cases
         .iter()
         .zip(&results)
@@ -326,18 +325,7 @@ fn run_batch_within(
     };
     let answers = match limit.filter(|_| !backend.enforces_timeout()) {
         None => run(),
-        Some(limit) => {
-            let (tx, rx) = std::sync::mpsc::channel();
-            let spawned = std::thread::Builder::new()
-                .name("batch".into())
-                .spawn(move || {
-                    let _ = tx.send(run());
-                });
-            match spawned {
-                Ok(_) => rx.recv_timeout(limit).ok().flatten(),
-                Err(_) => None,
-            }
-        }
+        Some(limit) => on_thread_within("batch".into(), limit, run).ok().flatten(),
     };
     answers
         .filter(|a| a.len() == cases.len())
@@ -357,19 +345,15 @@ pub fn judge_within(
     let Some(limit) = timeout.filter(|_| !backend.enforces_timeout()) else {
         return judge(case, backend.as_ref());
     };
-    let (tx, rx) = std::sync::mpsc::channel();
     let (c, b) = (case.clone(), backend.clone());
-    let spawned = std::thread::Builder::new()
-        .name(format!("case {}", case.id))
-        .spawn(move || {
-            let _ = tx.send(judge(&c, b.as_ref()));
-        });
-    if let Err(e) = spawned {
-        return CaseResult::new(case, Verdict::Error, format!("cannot start a thread: {e}"));
-    }
-    match rx.recv_timeout(limit) {
+    match on_thread_within(format!("case {}", case.id), limit, move || {
+        judge(&c, b.as_ref())
+    }) {
         Ok(r) => r,
-        Err(_) => {
+        Err(Overrun::NoThread(e)) => {
+            CaseResult::new(case, Verdict::Error, format!("cannot start a thread: {e}"))
+        }
+        Err(Overrun::Late) => {
             let mut r = CaseResult::new(
                 case,
                 Verdict::Timeout,
@@ -383,6 +367,30 @@ pub fn judge_within(
             r
         }
     }
+}
+
+/// Why work on a thread of its own gave no answer.
+enum Overrun {
+    NoThread(std::io::Error),
+    Late,
+}
+
+/// `work` on a thread named `name`, awaited at most `limit`; a thread that
+/// overruns is left to finish in the background (a thread cannot be
+/// stopped).
+fn on_thread_within<T: Send + 'static>(
+    name: String,
+    limit: Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Overrun> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name(name)
+        .spawn(move || {
+            let _ = tx.send(work());
+        })
+        .map_err(Overrun::NoThread)?;
+    rx.recv_timeout(limit).map_err(|_| Overrun::Late)
 }
 
 /// Compares an execution with the case's expectations, and the case's
