@@ -235,11 +235,11 @@ impl Differential {
     /// outcomes on `jobs` threads, then one batch on the backend.
     fn check_batch(
         &self,
-        cases: Vec<(String, Json)>,
+        cases: &[(String, Json)],
         jobs: usize,
         emit: Option<&Path>,
     ) -> std::io::Result<Vec<Check>> {
-        let expected = parallel_map(&cases, jobs, |(name, case)| {
+        let expected = parallel_map(cases, jobs, |(name, case)| {
             self.with_expectations(name, case.clone())
         });
         if let Some(dir) = emit {
@@ -321,14 +321,24 @@ impl Backend for UnderTest {
     fn capabilities(&self) -> Vec<String> {
         self.0.capabilities()
     }
+    fn phase(&self) -> crate::claim::Phase {
+        self.0.phase()
+    }
     fn run(&self, case: &Case) -> Result<Execution, BackendError> {
-        let mut exec = self.0.run(case)?;
-        exec.legal = None;
-        Ok(exec)
+        self.0.run(case).map(without_legal)
+    }
+    fn run_batch(&self, cases: &[&Case]) -> Vec<Result<Execution, BackendError>> {
+        let ran = self.0.run_batch(cases);
+        ran.into_iter().map(|r| r.map(without_legal)).collect()
     }
     fn enforces_timeout(&self) -> bool {
         self.0.enforces_timeout()
     }
+}
+
+fn without_legal(mut exec: Execution) -> Execution {
+    exec.legal = None;
+    exec
 }
 
 /// The name of the `n`-th case of a campaign: from the profile and the
@@ -389,8 +399,8 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
                 (name, case)
             })
             .collect();
-        let checks = diff.check_batch(cases, campaign.jobs, campaign.emit.as_deref())?;
-        for ((k, mut tree), check) in made.into_iter().zip(checks) {
+        let checks = diff.check_batch(&cases, campaign.jobs, campaign.emit.as_deref())?;
+        for (((k, mut tree), check), (name, _)) in made.into_iter().zip(checks).zip(&cases) {
             summary.run += 1;
             match check {
                 Check::Agree => summary.agree += 1,
@@ -403,8 +413,7 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
                         eprintln!("fuzz: case {k}: {}, shrinking", found.verdict.name())
                     });
                     let g = tree.current();
-                    let name = case_name(diff.backend.profile(), campaign.seed, k);
-                    let finding = shrink_and_write(campaign, diff, &mut tree, k, found, &name, &g)?;
+                    let finding = shrink_and_write(campaign, diff, &mut tree, k, found, name, &g)?;
                     bar.suspend(|| eprintln!("fuzz: wrote {}", finding.file.display()));
                     summary.findings.push(finding);
                 }
@@ -540,6 +549,45 @@ fn write_finding(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A compile-only backend that counts its batches.
+    #[derive(Default)]
+    struct Batches(AtomicUsize);
+
+    impl Backend for Batches {
+        fn name(&self) -> &str {
+            "batches"
+        }
+        fn profile(&self) -> Profile {
+            Profile::VulkanNv
+        }
+        fn capabilities(&self) -> Vec<String> {
+            Vec::new()
+        }
+        fn phase(&self) -> crate::claim::Phase {
+            crate::claim::Phase::Compile
+        }
+        fn run(&self, _: &Case) -> Result<Execution, BackendError> {
+            Err(BackendError::Failed("runs only in batches".into()))
+        }
+        fn run_batch(&self, _: &[&Case]) -> Vec<Result<Execution, BackendError>> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Vec::new()
+        }
+    }
+
+    /// The backend under test keeps the wrapped backend's batches and
+    /// phase (it once ran every batch one by one, and judged a compile-only
+    /// backend as one that runs).
+    #[test]
+    fn the_backend_under_test_keeps_batches_and_phase() {
+        let inner = Arc::new(Batches::default());
+        let under = UnderTest(inner.clone());
+        assert!(under.run_batch(&[]).is_empty());
+        assert_eq!(inner.0.load(Ordering::SeqCst), 1);
+        assert_eq!(under.phase(), crate::claim::Phase::Compile);
+    }
 
     /// A campaign's case names load under every profile, whatever the
     /// backend calls itself (they once carried the display name, and every
