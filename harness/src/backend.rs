@@ -81,6 +81,12 @@ pub trait Backend: Send + Sync {
     fn profile(&self) -> Profile;
     /// The capabilities it has (see [`crate::capability::CAPABILITIES`]).
     fn capabilities(&self) -> Vec<String>;
+    /// The wave sizes its device runs, for cases with wave operations; empty
+    /// (the default) where it does not say, or any size runs (the
+    /// reference). A case in waves of another size is outside its claim.
+    fn wave_sizes(&self) -> Vec<u32> {
+        Vec::new()
+    }
     /// How far it takes a case: run it (the default), or compile it only.
     fn phase(&self) -> crate::claim::Phase {
         crate::claim::Phase::Run

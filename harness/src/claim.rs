@@ -5,6 +5,11 @@
 //! backend declines is a conformance gap (like a Vulkan CTS `NotSupported`
 //! for a feature the device advertises) and counts against the verdict.
 //!
+//! A claim names the wave sizes the backend's device runs, where it has
+//! one: a case with wave operations in waves of another size is not
+//! applicable (a device's wave size is not the implementation's choice;
+//! the Vulkan CTS likewise skips a subgroup size the device lacks).
+//!
 //! A claim also says how far the backend takes a case ([`Phase`]): a
 //! compiler's backend may compile each program and stop. Its runtime cases
 //! then pass when the program compiles, and say nothing of the values the
@@ -25,6 +30,8 @@ pub struct Claim {
     pub profile: Profile,
     /// In the order of [`CAPABILITIES`]; unknown names are dropped.
     pub capabilities: Vec<String>,
+    /// The wave sizes the backend runs; empty: any.
+    pub wave_sizes: Vec<u32>,
     pub phase: Phase,
 }
 
@@ -58,6 +65,9 @@ pub enum Outside {
     Profile { profiles: Vec<Profile> },
     /// The case needs capabilities the backend does not claim.
     Capabilities { missing: Vec<String> },
+    /// The case's wave operations run in waves of a size the backend's
+    /// device does not have.
+    WaveSize { size: u32, runs: Vec<u32> },
 }
 
 impl Outside {
@@ -68,6 +78,7 @@ impl Outside {
     pub fn category(&self) -> String {
         match self {
             Outside::Profile { .. } => "other profiles".into(),
+            Outside::WaveSize { .. } => "wave size".into(),
             Outside::Capabilities { missing } => {
                 let rank = |c: &String| {
                     let kind = CASE_KINDS.iter().position(|k| k == c);
@@ -110,6 +121,10 @@ impl Outside {
                     what.join(", ")
                 )
             }
+            Outside::WaveSize { size, runs } => format!(
+                "the case's wave operations run in waves of {size} lanes; the backend's device runs {}",
+                lanes(runs)
+            ),
         }
     }
 }
@@ -123,6 +138,7 @@ impl Claim {
                 .map(|(n, _)| n.to_string())
                 .filter(|n| capabilities.contains(n))
                 .collect(),
+            wave_sizes: Vec::new(),
             phase: Phase::Run,
         }
     }
@@ -131,6 +147,7 @@ impl Claim {
     pub fn of(backend: &dyn Backend) -> Claim {
         Claim {
             phase: backend.phase(),
+            wave_sizes: backend.wave_sizes(),
             ..Claim::new(backend.profile(), &backend.capabilities())
         }
     }
@@ -155,7 +172,17 @@ impl Claim {
             })
             .cloned()
             .collect();
-        (!missing.is_empty()).then_some(Outside::Capabilities { missing })
+        if !missing.is_empty() {
+            return Some(Outside::Capabilities { missing });
+        }
+        let size = case.dispatch.wave_size;
+        let waves = case.requires.iter().any(|r| r == "wave_operations");
+        (waves && !self.wave_sizes.is_empty() && !self.wave_sizes.contains(&size)).then(|| {
+            Outside::WaveSize {
+                size,
+                runs: self.wave_sizes.clone(),
+            }
+        })
     }
 
     /// Whether a negative case is judged by rejection under this claim:
@@ -188,12 +215,23 @@ impl Claim {
         } else {
             format!("{{{}}}", self.capabilities.join(", "))
         };
+        let waves = if self.wave_sizes.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", lanes(&self.wave_sizes))
+        };
         let phase = match self.phase {
             Phase::Run => "",
             Phase::Compile => ", compile only",
         };
-        format!("{} with {caps}{phase}", self.profile)
+        format!("{} with {caps}{waves}{phase}", self.profile)
     }
+}
+
+/// `waves of 8 lanes`, `waves of 32 or 64 lanes`.
+fn lanes(sizes: &[u32]) -> String {
+    let list: Vec<String> = sizes.iter().map(u32::to_string).collect();
+    format!("waves of {} lanes", list.join(" or "))
 }
 
 #[cfg(test)]
@@ -241,5 +279,39 @@ mod tests {
         assert!(c
             .message(&claim)
             .contains("`ray_query` (inline ray tracing"));
+    }
+
+    #[test]
+    fn a_case_in_waves_the_device_lacks_is_outside_the_claim() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let cases = crate::load::load_file(&root, &root.join("wave/packing.json"));
+        let in_32 = cases
+            .into_iter()
+            .map(Result::unwrap)
+            .find(|c| {
+                c.dispatch.wave_size == 32 && c.requires.iter().any(|r| r == "wave_operations")
+            })
+            .expect("a packing case in waves of 32");
+        let caps = ["wave_operations".to_string()];
+        let any = Claim::new(Profile::VulkanExt, &caps);
+        assert_eq!(any.outside(&in_32), None, "a claim naming no size runs any");
+        let eight = Claim {
+            wave_sizes: vec![8],
+            ..any.clone()
+        };
+        let outside = eight.outside(&in_32).expect("waves of 8 only");
+        assert_eq!(outside.category(), "wave size");
+        assert!(outside
+            .message(&eight)
+            .contains("waves of 32 lanes; the backend's device runs waves of 8 lanes"));
+        assert_eq!(
+            eight.describe(),
+            "vulkan-ext with {wave_operations}, waves of 8 lanes"
+        );
+        let both = Claim {
+            wave_sizes: vec![32, 64],
+            ..any
+        };
+        assert_eq!(both.outside(&in_32), None);
     }
 }

@@ -116,6 +116,7 @@ fn both_hellos_are_valid() {
         name: "x".into(),
         profile: Profile::VulkanNv,
         capabilities: vec!["rejection".into()],
+        wave_sizes: vec![32],
         phase: ser_harness::claim::Phase::Compile,
         batch: true,
     };

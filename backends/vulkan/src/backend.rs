@@ -24,6 +24,8 @@ pub struct VulkanBackend {
     name: String,
     /// What the device had when the backend started: the claim.
     features: Features,
+    /// The device's subgroup size, when there is a device.
+    wave_size: Option<u32>,
     /// How many cases of batches ran again on their own (`run_batch`).
     pub retried: AtomicUsize,
 }
@@ -70,10 +72,12 @@ impl VulkanBackend {
             Ok(g) => format!("{profile} ({}, {})", g.name, g.driver.trim()),
             Err(_) => format!("{profile} (no device)"),
         };
+        let wave_size = gpu.as_ref().ok().map(|g| g.props.subgroup_size);
         VulkanBackend {
             gpu: Mutex::new(gpu),
             name,
             features,
+            wave_size,
             retried: AtomicUsize::new(0),
         }
     }
@@ -227,6 +231,11 @@ impl Backend for VulkanBackend {
         capabilities(self.features)
     }
 
+    /// The device's subgroup size: a wave is a subgroup.
+    fn wave_sizes(&self) -> Vec<u32> {
+        self.wave_size.into_iter().collect()
+    }
+
     fn run(&self, case: &Case) -> Result<Execution, BackendError> {
         runs_shaders(case)?;
         let (interface, modules) = modules(case, self.spelling())?;
@@ -310,7 +319,8 @@ pub fn execution(outputs: crate::device::Outputs) -> Execution {
 /// run on it (beyond [`unexpressible`]); `Err(NotSupported)` with the
 /// reason otherwise.
 pub fn admit(case: &Case, gpu: &Gpu) -> Result<(), BackendError> {
-    // The wave size matters only to a program that sees its wave.
+    // The wave size matters only to a program that sees its wave (such a
+    // case is outside the claim, `wave_sizes`, unless run directly).
     let waves = case.requires.iter().any(|c| c == "wave_operations");
     if waves && case.dispatch.wave_size != gpu.props.subgroup_size {
         return Err(BackendError::NotSupported(format!(

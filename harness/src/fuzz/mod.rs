@@ -321,6 +321,9 @@ impl Backend for UnderTest {
     fn capabilities(&self) -> Vec<String> {
         self.0.capabilities()
     }
+    fn wave_sizes(&self) -> Vec<u32> {
+        self.0.wave_sizes()
+    }
     fn phase(&self) -> crate::claim::Phase {
         self.0.phase()
     }

@@ -92,6 +92,10 @@ impl Backend for ExecBackend {
         self.hello.capabilities.clone()
     }
 
+    fn wave_sizes(&self) -> Vec<u32> {
+        self.hello.wave_sizes.clone()
+    }
+
     fn phase(&self) -> crate::claim::Phase {
         self.hello.phase
     }

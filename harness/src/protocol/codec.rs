@@ -255,6 +255,7 @@ mod tests {
             name: "x".into(),
             profile: ser_reference::Profile::Sm69,
             capabilities: vec!["validation".into()],
+            wave_sizes: Vec::new(),
             phase: crate::claim::Phase::Run,
             batch: false,
         };
@@ -265,12 +266,18 @@ mod tests {
             "a running backend's hello names no phase: {line}"
         );
         assert_eq!(decode::<BackendHello>("hello", &line).unwrap(), h);
+        assert!(
+            !line.contains("wave_sizes"),
+            "a hello that names no wave size: {line}"
+        );
         let compiler = BackendHello {
             phase: crate::claim::Phase::Compile,
+            wave_sizes: vec![8],
             ..h
         };
         let line = encode(&compiler);
         assert!(line.contains(r#""phase":"compile""#), "{line}");
+        assert!(line.contains(r#""wave_sizes":[8]"#), "{line}");
         assert_eq!(decode::<BackendHello>("hello", &line).unwrap(), compiler);
     }
 

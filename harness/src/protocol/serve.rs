@@ -95,6 +95,7 @@ pub fn serve(
         name: backend.name().to_string(),
         profile: backend.profile(),
         capabilities: backend.capabilities(),
+        wave_sizes: backend.wave_sizes(),
         phase: backend.phase(),
         batch: true,
     };

@@ -80,6 +80,10 @@ pub struct BackendHello {
     /// lists them); cases that need others are not sent.
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// The wave sizes its device runs (a GPU's subgroup size); a case with
+    /// wave operations in waves of another size is not sent. Absent: any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wave_sizes: Vec<u32>,
     /// How far it takes a case: `run` (the default) or `compile` (it
     /// compiles each program and runs nothing; its runtime cases are
     /// judged by whether they compile).
