@@ -20,13 +20,19 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-const CASES: usize = 4000;
+/// 4,000 cases, or `SER_BENCH_CASES` (a profiler's shorter run).
+fn cases() -> usize {
+    std::env::var("SER_BENCH_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(4000)
+}
 const PROFILE: Profile = Profile::MaybeReorderThread0027;
 
-fn generated() -> Vec<Generated> {
+fn generated(n: usize) -> Vec<Generated> {
     let mut runner = TestRunner::deterministic();
     let strategy = gen::generated(8, Dialect::full(Language::Hlsl { sm69: false }));
-    (0..CASES)
+    (0..n)
         .map(|_| strategy.new_tree(&mut runner).expect("generates").current())
         .collect()
 }
@@ -45,13 +51,14 @@ fn rate(n: usize, start: Instant) -> f64 {
 }
 
 fn main() {
+    let n = cases();
     let start = Instant::now();
-    let values = generated();
-    let made = rate(CASES, start);
+    let values = generated(n);
+    let made = rate(n, start);
 
     let start = Instant::now();
     let cases: Vec<Case> = values.iter().map(load).collect();
-    let loaded = rate(CASES, start);
+    let loaded = rate(n, start);
 
     let mut reference = ReferenceBackend::new(PROFILE);
     reference.options.max_runs = MAX_RUNS;
@@ -62,13 +69,13 @@ fn main() {
             completed += 1;
         }
     }
-    let run = rate(CASES, start);
+    let run = rate(n, start);
     let whole = 1.0 / (1.0 / made + 1.0 / loaded + 1.0 / run);
 
     let campaign = Campaign {
         shrink_budget: 0,
         ..Campaign::new(
-            CASES as u64,
+            n as u64,
             0,
             std::env::temp_dir().join("ser-bench-regressions"),
         )
@@ -76,10 +83,10 @@ fn main() {
     let backend: Arc<dyn Backend> = Arc::new(ReferenceBackend::new(PROFILE));
     let start = Instant::now();
     let summary = fuzz::run(&campaign, &Differential::new(backend, None)).expect("runs");
-    let differential = rate(CASES, start);
+    let differential = rate(n, start);
     assert!(summary.findings.is_empty(), "{summary}");
 
-    println!("generated cases, one core, {CASES} cases (max {MAX_RUNS} runs of the reference per case; {completed} completed, the rest skipped at that limit):");
+    println!("generated cases, one core, {n} cases (max {MAX_RUNS} runs of the reference per case; {completed} completed, the rest skipped at that limit):");
     println!("  strategies only:                  {made:>8.0} cases/s");
     println!("  printing and loading only:        {loaded:>8.0} cases/s");
     println!("  the reference's runs only:        {run:>8.0} cases/s");

@@ -71,6 +71,7 @@ impl Report {
             "backend": backend,
             "profile": claim.profile.name(),
             "capabilities": claim.capabilities,
+            "wave_sizes": claim.wave_sizes,
             "cases": cases_dir.display().to_string(),
             "started_unix": started,
         }));

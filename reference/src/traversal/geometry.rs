@@ -74,7 +74,13 @@ pub fn intersect_triangle(
     let w = [cross2(r[1], r[2]), cross2(r[2], r[0]), cross2(r[0], r[1])];
     let mag = |a: DVec3, b: DVec3| (a.x * b.y).abs() + (a.y * b.x).abs();
     let scale = r.iter().map(|p| p.length()).fold(0.0, f64::max);
-    let tol = |a: DVec3, b: DVec3| traversal_error(mag(a, b)) + 2.0 * input_err * scale;
+    // Each ray-space coordinate is computed from a vertex and the origin,
+    // so its error scales with their magnitudes, not with the coordinate: a
+    // ray exactly through an edge has coordinates that only round near 0.
+    let vertex = v.iter().map(|p| p.length()).fold(0.0, f64::max);
+    let coord_err = traversal_error(vertex + o.length());
+    let tol =
+        |a: DVec3, b: DVec3| traversal_error(mag(a, b)) + 2.0 * (input_err + coord_err) * scale;
     let tols = [tol(r[1], r[2]), tol(r[2], r[0]), tol(r[0], r[1])];
     let sum: f64 = w.iter().sum();
     // The area in the chapter's form, a = -1/2 * sum(x_i y_i+1 - x_i+1 y_i).
@@ -221,6 +227,23 @@ mod tests {
         );
         assert_eq!(h.near, [false; 3]);
         assert!(intersect_triangle(v(5.0, 0.0, 0.0), v(0.0, 0.0, -1.0), tri, 0.0).is_none());
+    }
+
+    /// Fuzz finding vulkan_nv_seed100_case132 (H200): an oblique ray exactly
+    /// through a lone edge. Its ray-space coordinates round to about 1e-14,
+    /// not 0, so a tolerance scaled by them alone judged it a definite hit;
+    /// it is near the edge (hit or not, `vk.watertight`).
+    #[test]
+    fn an_oblique_ray_exactly_through_an_edge_is_near_it() {
+        let tri = [v(-1.5, -2.5, -2.5), v(-1.5, -0.5, -2.5), v(3.5, -2.5, -2.5)];
+        let (o, d) = (v(0.90625, -0.4375, 14.0), v(0.0, -0.125, -1.0));
+        let h = intersect_triangle(o, d, tri, 0.0).expect("on the edge, not clearly missed");
+        assert!((h.t - 16.5).abs() < 1e-9);
+        assert_eq!(
+            h.near,
+            [false, true, false],
+            "the edge y = -2.5, opposite vertex 1"
+        );
     }
 
     #[test]
