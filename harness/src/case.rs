@@ -100,8 +100,11 @@ fn one_thread() -> [u32; 3] {
     [1, 1, 1]
 }
 
+/// The wave size of a case that names none (every generated case).
+pub const DEFAULT_WAVE_SIZE: u32 = 32;
+
 fn default_wave_size() -> u32 {
-    32
+    DEFAULT_WAVE_SIZE
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -165,6 +165,12 @@ impl Differential {
         if let Some(only) = only {
             capabilities.retain(|c| only.contains(c));
         }
+        // Generated cases run in the default wave size: a device without it
+        // would find every one with wave operations not applicable.
+        let sizes = self.backend.wave_sizes();
+        if !sizes.is_empty() && !sizes.contains(&crate::case::DEFAULT_WAVE_SIZE) {
+            capabilities.retain(|c| c != "wave_operations");
+        }
         dialect(self.backend.profile(), &capabilities)
     }
 
@@ -590,6 +596,41 @@ mod tests {
         assert!(under.run_batch(&[]).is_empty());
         assert_eq!(inner.0.load(Ordering::SeqCst), 1);
         assert_eq!(under.phase(), crate::claim::Phase::Compile);
+    }
+
+    /// An HLSL backend with wave operations on a device of `0`'s sizes.
+    struct Waves(Vec<u32>);
+
+    impl Backend for Waves {
+        fn name(&self) -> &str {
+            "waves"
+        }
+        fn profile(&self) -> Profile {
+            Profile::Sm69
+        }
+        fn capabilities(&self) -> Vec<String> {
+            vec!["wave_operations".into()]
+        }
+        fn wave_sizes(&self) -> Vec<u32> {
+            self.0.clone()
+        }
+        fn run(&self, _: &Case) -> Result<Execution, BackendError> {
+            Err(BackendError::Failed("never runs".into()))
+        }
+    }
+
+    /// Generated programs use wave operations only where the device runs
+    /// the generated cases' wave size (elsewhere each would be not
+    /// applicable).
+    #[test]
+    fn waves_are_generated_only_in_a_size_the_device_runs() {
+        let waves = |sizes: Vec<u32>| {
+            let d = Differential::new(Arc::new(Waves(sizes)), None);
+            d.dialect(None).waves
+        };
+        assert!(waves(Vec::new()));
+        assert!(waves(vec![32, 64]));
+        assert!(!waves(vec![8]));
     }
 
     /// A campaign's case names load under every profile, whatever the
