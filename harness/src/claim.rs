@@ -177,12 +177,16 @@ impl Claim {
         }
         let size = case.dispatch.wave_size;
         let waves = case.requires.iter().any(|r| r == "wave_operations");
-        (waves && !self.wave_sizes.is_empty() && !self.wave_sizes.contains(&size)).then(|| {
-            Outside::WaveSize {
-                size,
-                runs: self.wave_sizes.clone(),
-            }
+        (waves && !self.runs_waves_of(size)).then(|| Outside::WaveSize {
+            size,
+            runs: self.wave_sizes.clone(),
         })
+    }
+
+    /// Whether the backend's device runs waves of `size` lanes (any size,
+    /// where the claim names none).
+    pub fn runs_waves_of(&self, size: u32) -> bool {
+        self.wave_sizes.is_empty() || self.wave_sizes.contains(&size)
     }
 
     /// Whether a negative case is judged by rejection under this claim:

@@ -167,8 +167,8 @@ impl Differential {
         }
         // Generated cases run in the default wave size: a device without it
         // would find every one with wave operations not applicable.
-        let sizes = self.backend.wave_sizes();
-        if !sizes.is_empty() && !sizes.contains(&crate::case::DEFAULT_WAVE_SIZE) {
+        let claim = crate::claim::Claim::of(self.backend.as_ref());
+        if !claim.runs_waves_of(crate::case::DEFAULT_WAVE_SIZE) {
             capabilities.retain(|c| c != "wave_operations");
         }
         dialect(self.backend.profile(), &capabilities)
