@@ -14,6 +14,7 @@ use crate::backend::{
 use crate::device::{Job, Module};
 use crate::emit::Glsl;
 use crate::interface::Interface;
+use crate::timing::time;
 use ser_harness::backend::{BackendError, Execution};
 use ser_harness::load::Case;
 use std::sync::atomic::Ordering;
@@ -23,15 +24,17 @@ type Prepared = Result<(Interface, Vec<Module>), BackendError>;
 /// Every case emitted and compiled, each distinct module text once.
 fn prepare(b: &VulkanBackend, cases: &[&Case]) -> Vec<Prepared> {
     let spelling = b.spelling();
-    let emitted: Vec<Result<(Interface, Vec<Glsl>), BackendError>> = cases
-        .iter()
-        .map(|c| {
-            runs_shaders(c)?;
-            glsl(c, spelling)
-        })
-        .collect();
+    let emitted: Vec<Result<(Interface, Vec<Glsl>), BackendError>> = time("emit", || {
+        cases
+            .iter()
+            .map(|c| {
+                runs_shaders(c)?;
+                glsl(c, spelling)
+            })
+            .collect()
+    });
     let texts: Vec<&Glsl> = emitted.iter().flatten().flat_map(|(_, g)| g).collect();
-    let mut compiled = crate::compile::spirv_all(&texts).into_iter();
+    let mut compiled = time("compile", || crate::compile::spirv_all(&texts)).into_iter();
     emitted
         .into_iter()
         .zip(cases)

@@ -56,12 +56,16 @@ pub fn bench(count: usize, batch: usize) -> std::process::ExitCode {
     let one: Vec<_> = refs.iter().map(|c| backend.run(c)).collect();
     let one_s = start.elapsed().as_secs_f64();
     println!("one pipeline per case: {one_s:.1} s");
+    crate::timing::take();
     let start = Instant::now();
     let many: Vec<_> = refs
         .chunks(batch.max(1))
         .flat_map(|c| backend.run_batch(c))
         .collect();
     let many_s = start.elapsed().as_secs_f64();
+    for (phase, d, n) in crate::timing::take() {
+        println!("  batched, {phase}: {:.2} s ({n})", d.as_secs_f64());
+    }
     let ran = one.iter().filter(|r| r.is_ok()).count();
     let unsupported = one
         .iter()

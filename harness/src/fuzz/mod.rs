@@ -104,6 +104,21 @@ pub struct Summary {
     pub invalid: Vec<String>,
     pub findings: Vec<Finding>,
     pub elapsed: Duration,
+    /// Where the time went.
+    pub time: Phases,
+}
+
+/// A campaign's time by phase. The backend runs a batch while the next is
+/// generated and decided by the reference, so these overlap: their sum
+/// can exceed the campaign's time.
+#[derive(Clone, Debug, Default)]
+pub struct Phases {
+    /// Making the programs and their cases (one thread).
+    pub generate: Duration,
+    /// The reference's legal outcomes (on `Campaign::jobs` threads).
+    pub reference: Duration,
+    /// The backend's batches, judged (shrinking not counted).
+    pub backend: Duration,
 }
 
 impl std::fmt::Display for Summary {
@@ -111,14 +126,17 @@ impl std::fmt::Display for Summary {
         let rate = self.run as f64 / self.elapsed.as_secs_f64().max(1e-9);
         write!(
             f,
-            "{} generated case(s): {} agree, {} disagree, {} not applicable, {} declined inside the claim, {} skipped, {} invalid ({rate:.1} cases/s)",
+            "{} generated case(s): {} agree, {} disagree, {} not applicable, {} declined inside the claim, {} skipped, {} invalid ({rate:.1} cases/s; generating {:.1} s, the reference {:.1} s, the backend {:.1} s, overlapped)",
             self.run,
             self.agree,
             self.findings.len(),
             self.not_applicable,
             self.declined,
             self.skipped,
-            self.invalid.len()
+            self.invalid.len(),
+            self.time.generate.as_secs_f64(),
+            self.time.reference.as_secs_f64(),
+            self.time.backend.as_secs_f64(),
         )
     }
 }
@@ -237,14 +255,15 @@ impl Differential {
         }
     }
 
-    /// [`Differential::check`] for many cases: the reference's legal
-    /// outcomes on `jobs` threads, then one batch on the backend.
-    fn check_batch(
+    /// The reference's part of [`Differential::check`] for many cases:
+    /// each case with its legal outcomes as expectations (on `jobs`
+    /// threads), or its check where the reference settles it alone.
+    fn expect_batch(
         &self,
         cases: &[(String, Json)],
         jobs: usize,
         emit: Option<&Path>,
-    ) -> std::io::Result<Vec<Check>> {
+    ) -> std::io::Result<Vec<Result<(Case, Json), Check>>> {
         let expected = parallel_map(cases, jobs, |(name, case)| {
             self.with_expectations(name, case.clone())
         });
@@ -258,7 +277,13 @@ impl Differential {
                 }
             }
         }
-        let mut checks: Vec<Option<Check>> = Vec::with_capacity(cases.len());
+        Ok(expected)
+    }
+
+    /// The backend's part: the cases with expectations go to the backend
+    /// as one batch.
+    fn judge_batch(&self, expected: Vec<Result<(Case, Json), Check>>) -> Vec<Check> {
+        let mut checks: Vec<Option<Check>> = Vec::with_capacity(expected.len());
         let (mut batch, mut jsons, mut at) = (Vec::new(), Vec::new(), Vec::new());
         for (i, e) in expected.into_iter().enumerate() {
             match e {
@@ -275,10 +300,10 @@ impl Differential {
         for ((result, json), i) in results.into_iter().zip(jsons).zip(at) {
             checks[i] = Some(Self::verdict(result, json));
         }
-        Ok(checks
+        checks
             .into_iter()
             .map(|c| c.expect("every case checked"))
-            .collect())
+            .collect()
     }
 }
 
@@ -374,9 +399,22 @@ fn runner(seed: u64) -> TestRunner {
     )
 }
 
+/// One batch of a campaign, generated and with the reference's legal
+/// outcomes: the generator's trees (for shrinking), the cases, and what
+/// the reference made of each.
+struct Prepared {
+    made: Vec<(u64, BoxedTree)>,
+    cases: Vec<(String, Json)>,
+    expected: Vec<Result<(Case, Json), Check>>,
+}
+
+type BoxedTree = Box<dyn ValueTree<Value = Generated>>;
+
 /// Runs a campaign: generates, checks (in batches of `campaign.batch`),
-/// shrinks and writes each disagreement, and goes on. Writing a regression
-/// case that fails is an I/O error; everything else is in the summary.
+/// shrinks and writes each disagreement, and goes on. While the backend
+/// runs one batch, the next is generated and the reference works out its
+/// legal outcomes. Writing a regression case that fails is an I/O error;
+/// everything else is in the summary.
 pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary> {
     let start = Instant::now();
     let strategy = gen::generated(
@@ -387,18 +425,23 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
     let bar = progress_bar(campaign);
     let mut summary = Summary::default();
     let mut n = 0;
-    while n < campaign.cases && campaign.max_time.is_none_or(|t| start.elapsed() < t) {
-        let size = (campaign.cases - n).min(campaign.batch.max(1) as u64);
-        let mut made = Vec::new();
-        for k in n..n + size {
+    let time_left = |start: Instant| campaign.max_time.is_none_or(|t| start.elapsed() < t);
+    let mut prepare = |n: &mut u64, summary: &mut Summary| -> std::io::Result<Option<Prepared>> {
+        if *n >= campaign.cases || !time_left(start) {
+            return Ok(None);
+        }
+        let started = Instant::now();
+        let size = (campaign.cases - *n).min(campaign.batch.max(1) as u64);
+        let mut made: Vec<(u64, BoxedTree)> = Vec::new();
+        for k in *n..*n + size {
             match strategy.new_tree(&mut runner) {
-                Ok(tree) => made.push((k, tree)),
+                Ok(tree) => made.push((k, Box::new(tree))),
                 Err(_) => summary
                     .invalid
                     .push(format!("case {k}: the generator gave up")),
             }
         }
-        n += size;
+        *n += size;
         let cases: Vec<(String, Json)> = made
             .iter()
             .map(|(k, tree)| {
@@ -408,7 +451,33 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
                 (name, case)
             })
             .collect();
-        let checks = diff.check_batch(&cases, campaign.jobs, campaign.emit.as_deref())?;
+        summary.time.generate += started.elapsed();
+        let started = Instant::now();
+        let expected = diff.expect_batch(&cases, campaign.jobs, campaign.emit.as_deref())?;
+        summary.time.reference += started.elapsed();
+        Ok(Some(Prepared {
+            made,
+            cases,
+            expected,
+        }))
+    };
+    let mut next = prepare(&mut n, &mut summary)?;
+    while let Some(Prepared {
+        made,
+        cases,
+        expected,
+    }) = next.take()
+    {
+        let (checks, backend_time, following) = std::thread::scope(|scope| {
+            let judged = scope.spawn(|| {
+                let started = Instant::now();
+                (diff.judge_batch(expected), started.elapsed())
+            });
+            let following = prepare(&mut n, &mut summary);
+            let (checks, took) = judged.join().expect("the backend's thread panicked");
+            (checks, took, following)
+        });
+        summary.time.backend += backend_time;
         for (((k, mut tree), check), (name, _)) in made.into_iter().zip(checks).zip(&cases) {
             summary.run += 1;
             match check {
@@ -434,6 +503,7 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
             "{} disagree, {rate:.0} cases/s",
             summary.findings.len()
         ));
+        next = following?;
     }
     bar.finish_and_clear();
     summary.elapsed = start.elapsed();

@@ -9,8 +9,10 @@ use super::accel::{Built, PendingScene};
 use super::pipeline::{Pipeline, PipelineDesc};
 use super::run::{CaseBuffers, Job, Module, Outputs};
 use super::Gpu;
+use crate::timing;
 use ash::vk;
 use std::collections::HashMap;
+use std::time::Instant;
 
 /// What a group's cases share: the modules other than raygeneration ones,
 /// the table (as JSON), bindings, depth and flags.
@@ -90,6 +92,7 @@ impl Gpu {
         let mut answers: Vec<Option<Result<Outputs, String>>> =
             (0..jobs.len()).map(|_| None).collect();
         // Scenes, each distinct one once.
+        let started = Instant::now();
         let mut scene_of = Vec::with_capacity(jobs.len());
         let mut scene_keys: HashMap<String, usize> = HashMap::new();
         let mut scenes: Vec<(Built, Result<PendingScene, String>)> = Vec::new();
@@ -104,7 +107,12 @@ impl Gpu {
             }
             scene_of.push(s);
         }
-        // Groups and their pipelines.
+        timing::add("scenes", started.elapsed(), scenes.len());
+        // Groups and their pipelines. A group holds at most its share of
+        // the batch over the cores, so that the pipelines (where the
+        // driver compiles every raygeneration shader) are made in parallel.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let share = jobs.len().div_ceil(cores).max(1);
         let mut group_keys: HashMap<GroupKey, usize> = HashMap::new();
         let mut groups: Vec<Group> = Vec::new();
         for (j, job) in jobs.iter().enumerate() {
@@ -113,7 +121,11 @@ impl Gpu {
                 continue;
             }
             let next = groups.len();
-            let g = *group_keys.entry(group_key(job)).or_insert(next);
+            let open = group_keys.entry(group_key(job)).or_insert(next);
+            if *open != next && groups[*open].cases.len() >= share {
+                *open = next;
+            }
+            let g = *open;
             if g == next {
                 groups.push(Group::of(job));
             }
@@ -121,22 +133,26 @@ impl Gpu {
                 answers[j] = Some(Err(e));
             }
         }
+        let started = Instant::now();
+        let used: Vec<&Group> = groups.iter().filter(|g| !g.cases.is_empty()).collect();
+        let bindings: Vec<_> = used.iter().map(|g| jobs[g.cases[0].0].bindings()).collect();
+        let descs: Vec<PipelineDesc> = used
+            .iter()
+            .zip(&bindings)
+            .map(|(g, bindings)| {
+                let job = &jobs[g.cases[0].0];
+                PipelineDesc {
+                    modules: &g.modules,
+                    raygens: &g.raygens,
+                    table: job.table,
+                    bindings,
+                    max_recursion_depth: job.dispatch.max_recursion_depth,
+                    flags: job.flags(),
+                }
+            })
+            .collect();
         let mut pipelines: Vec<Option<Pipeline>> = Vec::new();
-        for g in &groups {
-            let Some(&(first, _)) = g.cases.first() else {
-                pipelines.push(None);
-                continue;
-            };
-            let job = &jobs[first];
-            let bindings = job.bindings();
-            let p = self.pipeline(&PipelineDesc {
-                modules: &g.modules,
-                raygens: &g.raygens,
-                table: job.table,
-                bindings: &bindings,
-                max_recursion_depth: job.dispatch.max_recursion_depth,
-                flags: job.flags(),
-            });
+        for (g, p) in used.iter().zip(self.pipelines(&descs)) {
             match p {
                 Ok(p) => pipelines.push(Some(p)),
                 Err(e) => {
@@ -147,9 +163,11 @@ impl Gpu {
                 }
             }
         }
+        timing::add("pipelines", started.elapsed(), groups.len());
         // Buffers and descriptor sets of the cases that can run.
+        let started = Instant::now();
         let mut ready: Vec<(usize, &Pipeline, usize, CaseBuffers)> = Vec::new();
-        for (g, p) in groups.iter().zip(&pipelines) {
+        for (g, p) in used.iter().zip(&pipelines) {
             let Some(p) = p else { continue };
             for &(j, rg) in &g.cases {
                 match self.case_buffers(&jobs[j]) {
@@ -158,7 +176,9 @@ impl Gpu {
                 }
             }
         }
-        let result = self.trace_all(jobs, &scenes, &scene_of, &ready);
+        timing::add("buffers", started.elapsed(), ready.len());
+        let result = timing::time("trace", || self.trace_all(jobs, &scenes, &scene_of, &ready));
+        let started = Instant::now();
         for (j, _, _, buffers) in ready {
             let out = self.read_back(buffers, result.is_ok());
             answers[j] = Some(Ok(out));
@@ -169,6 +189,7 @@ impl Gpu {
         for (built, _) in scenes {
             self.free_scene(built);
         }
+        timing::add("read back and free", started.elapsed(), jobs.len());
         result?;
         Ok(answers
             .into_iter()

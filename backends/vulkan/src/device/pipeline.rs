@@ -10,9 +10,10 @@
 use super::buffer::Buffer;
 use super::run::Module;
 use super::Gpu;
-use ash::vk;
+use ash::{khr, vk};
 use ser_reference::sbt::layout::{self, Api, Layout, Packing, Rules};
 use ser_reference::sbt::{ShaderTable, Table};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use ser_targets::interface::{EMPTY_CALLABLE, EMPTY_MISS};
 
@@ -58,6 +59,66 @@ impl Gpu {
     }
 
     pub fn pipeline(&self, desc: &PipelineDesc) -> Result<Pipeline, String> {
+        self.pipelines(std::slice::from_ref(desc))
+            .pop()
+            .expect("one answer per description")
+    }
+
+    /// One pipeline per description, created together: the creation calls
+    /// (where a driver compiles its shaders, the slow step) run on every
+    /// core, one pipeline per thread, or one pipeline joined by them all.
+    pub fn pipelines(&self, descs: &[PipelineDesc]) -> Vec<Result<Pipeline, String>> {
+        let parts: Vec<Result<Parts, String>> = descs.iter().map(|d| self.parts(d)).collect();
+        let todo: Vec<(usize, &Parts)> = parts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| Some((i, p.as_ref().ok()?)))
+            .collect();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let joiners = (cores / todo.len().max(1)).max(1) as u32;
+        let next = AtomicUsize::new(0);
+        let (rt, ops) = (&self.rt, &self.deferred);
+        let mut created: Vec<(usize, Result<vk::Pipeline, String>)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..cores.min(todo.len()))
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut out = Vec::new();
+                        while let Some(&(i, p)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                            out.push((i, create(rt, ops, p, joiners)));
+                        }
+                        out
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().expect("a pipeline thread panicked"))
+                .collect()
+        });
+        created.sort_by_key(|(i, _)| *i);
+        let mut created = created.into_iter().peekable();
+        parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let p = p?;
+                let made = match created.next_if(|(j, _)| *j == i) {
+                    Some((_, made)) => made,
+                    None => Err("the pipeline was not created".to_string()),
+                };
+                match made {
+                    Ok(pipeline) => self.finish(&descs[i], p, pipeline),
+                    Err(e) => {
+                        self.free_parts(p);
+                        Err(e)
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The layouts, modules and groups of `desc`.
+    fn parts(&self, desc: &PipelineDesc) -> Result<Parts, String> {
         let d = &self.device;
         let all = vk::ShaderStageFlags::RAYGEN_KHR
             | vk::ShaderStageFlags::CLOSEST_HIT_KHR
@@ -65,6 +126,7 @@ impl Gpu {
             | vk::ShaderStageFlags::INTERSECTION_KHR
             | vk::ShaderStageFlags::MISS_KHR
             | vk::ShaderStageFlags::CALLABLE_KHR;
+        let groups = groups(desc)?;
         let bindings: Vec<vk::DescriptorSetLayoutBinding> = desc
             .bindings
             .iter()
@@ -76,124 +138,105 @@ impl Gpu {
                     .stage_flags(all)
             })
             .collect();
-        let set_layout = unsafe {
-            d.create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                None,
-            )
-        }
-        .map_err(|e| format!("vkCreateDescriptorSetLayout: {e}"))?;
-        let set_layouts = [set_layout];
-        let layout = unsafe {
-            d.create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
-                None,
-            )
-        }
-        .map_err(|e| format!("vkCreatePipelineLayout: {e}"))?;
-        let mut modules = Vec::new();
-        for m in desc.modules {
-            let module = unsafe {
-                d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&m.spirv), None)
+        let mut parts = Parts {
+            set_layout: vk::DescriptorSetLayout::null(),
+            layout: vk::PipelineLayout::null(),
+            modules: Vec::new(),
+            stages: desc.modules.iter().map(|m| m.stage).collect(),
+            groups,
+            depth: desc.max_recursion_depth.min(self.props.max_recursion_depth),
+            flags: desc.flags,
+        };
+        let made = (|| unsafe {
+            parts.set_layout = d
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                    None,
+                )
+                .map_err(|e| format!("vkCreateDescriptorSetLayout: {e}"))?;
+            parts.layout = d
+                .create_pipeline_layout(
+                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&[parts.set_layout]),
+                    None,
+                )
+                .map_err(|e| format!("vkCreatePipelineLayout: {e}"))?;
+            for m in desc.modules {
+                let module = d
+                    .create_shader_module(
+                        &vk::ShaderModuleCreateInfo::default().code(&m.spirv),
+                        None,
+                    )
+                    .map_err(|e| format!("vkCreateShaderModule `{}`: {e}", m.entry))?;
+                parts.modules.push(module);
             }
-            .map_err(|e| format!("vkCreateShaderModule `{}`: {e}", m.entry))?;
-            modules.push(module);
+            Ok(())
+        })();
+        match made {
+            Ok(()) => Ok(parts),
+            Err(e) => {
+                self.free_parts(parts);
+                Err(e)
+            }
         }
-        let stages: Vec<vk::PipelineShaderStageCreateInfo> = desc
-            .modules
-            .iter()
-            .zip(&modules)
-            .map(|(m, &module)| {
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(m.stage)
-                    .module(module)
-                    .name(c"main")
-            })
-            .collect();
-        let index = |name: &str| -> Result<u32, String> {
-            desc.modules
-                .iter()
-                .position(|m| m.entry == name)
-                .map(|i| i as u32)
-                .ok_or_else(|| format!("no module for shader `{name}`"))
-        };
-        let general = |i: u32| {
-            vk::RayTracingShaderGroupCreateInfoKHR::default()
-                .ty(vk::RayTracingShaderGroupTypeKHR::GENERAL)
-                .general_shader(i)
-                .closest_hit_shader(vk::SHADER_UNUSED_KHR)
-                .any_hit_shader(vk::SHADER_UNUSED_KHR)
-                .intersection_shader(vk::SHADER_UNUSED_KHR)
-        };
-        let optional = |n: &Option<String>| -> Result<u32, String> {
-            n.as_deref().map_or(Ok(vk::SHADER_UNUSED_KHR), index)
-        };
-        let mut groups: Vec<_> = desc.raygens.iter().map(|&i| general(i as u32)).collect();
-        for r in &desc.table.miss {
-            groups.push(general(index(r.shader.as_deref().unwrap_or(EMPTY_MISS))?));
-        }
-        for r in &desc.table.hit_groups {
-            let ty = if r.intersection.is_some() {
-                vk::RayTracingShaderGroupTypeKHR::PROCEDURAL_HIT_GROUP
-            } else {
-                vk::RayTracingShaderGroupTypeKHR::TRIANGLES_HIT_GROUP
-            };
-            groups.push(
-                vk::RayTracingShaderGroupCreateInfoKHR::default()
-                    .ty(ty)
-                    .general_shader(vk::SHADER_UNUSED_KHR)
-                    .closest_hit_shader(optional(&r.closest_hit)?)
-                    .any_hit_shader(optional(&r.any_hit)?)
-                    .intersection_shader(optional(&r.intersection)?),
-            );
-        }
-        for r in &desc.table.callable {
-            groups.push(general(index(
-                r.shader.as_deref().unwrap_or(EMPTY_CALLABLE),
-            )?));
-        }
-        let info = vk::RayTracingPipelineCreateInfoKHR::default()
-            .stages(&stages)
-            .groups(&groups)
-            .max_pipeline_ray_recursion_depth(
-                desc.max_recursion_depth.min(self.props.max_recursion_depth),
-            )
-            .layout(layout)
-            .flags(desc.flags);
-        let pipeline = self.create_on_all_cores(&info)?;
+    }
+
+    /// The shader group handles and the shader binding table of a created
+    /// pipeline.
+    fn finish(
+        &self,
+        desc: &PipelineDesc,
+        parts: Parts,
+        pipeline: vk::Pipeline,
+    ) -> Result<Pipeline, String> {
         let h = self.props.handle_size as usize;
-        let mut handles = unsafe {
-            self.rt.get_ray_tracing_shader_group_handles(
-                pipeline,
-                0,
-                groups.len() as u32,
-                groups.len() * h,
-            )
+        let count = parts.groups.len();
+        let sbt = unsafe {
+            self.rt
+                .get_ray_tracing_shader_group_handles(pipeline, 0, count as u32, count * h)
         }
-        .map_err(|e| format!("vkGetRayTracingShaderGroupHandlesKHR: {e}"))?;
-        // A hit-group record with no shader is the null hit group: a
-        // shader group handle of all zeros, whose shaders are all
-        // VK_SHADER_UNUSED_KHR (vk.confirmation.aabb.unused_intersection_shader_no_processing).
-        let first_hit_group = desc.raygens.len() + desc.table.miss.len();
-        for (j, r) in desc.table.hit_groups.iter().enumerate() {
-            if r.closest_hit.is_none() && r.any_hit.is_none() && r.intersection.is_none() {
-                let g = first_hit_group + j;
-                handles[g * h..(g + 1) * h].fill(0);
+        .map_err(|e| format!("vkGetRayTracingShaderGroupHandlesKHR: {e}"))
+        .and_then(|mut handles| {
+            // A hit-group record with no shader is the null hit group: a
+            // shader group handle of all zeros, whose shaders are all
+            // VK_SHADER_UNUSED_KHR (vk.confirmation.aabb.unused_intersection_shader_no_processing).
+            let first_hit_group = desc.raygens.len() + desc.table.miss.len();
+            for (j, r) in desc.table.hit_groups.iter().enumerate() {
+                if r.closest_hit.is_none() && r.any_hit.is_none() && r.intersection.is_none() {
+                    let g = first_hit_group + j;
+                    handles[g * h..(g + 1) * h].fill(0);
+                }
+            }
+            let table_layout = layout::layout(&self.rules(), desc.table)
+                .map_err(|e| format!("shader table: {e}"))?;
+            self.sbt(&table_layout, &handles, h, desc.raygens.len())
+        });
+        match sbt {
+            Ok((sbt, regions, raygen_regions)) => Ok(Pipeline {
+                pipeline,
+                layout: parts.layout,
+                set_layout: parts.set_layout,
+                modules: parts.modules,
+                sbt,
+                regions,
+                raygen_regions,
+            }),
+            Err(e) => {
+                unsafe { self.device.destroy_pipeline(pipeline, None) };
+                self.free_parts(parts);
+                Err(e)
             }
         }
-        let table_layout =
-            layout::layout(&self.rules(), desc.table).map_err(|e| format!("shader table: {e}"))?;
-        let (sbt, regions, raygen_regions) =
-            self.sbt(&table_layout, &handles, h, desc.raygens.len())?;
-        Ok(Pipeline {
-            pipeline,
-            layout,
-            set_layout,
-            modules,
-            sbt,
-            regions,
-            raygen_regions,
-        })
+    }
+
+    fn free_parts(&self, p: Parts) {
+        unsafe {
+            for m in p.modules {
+                self.device.destroy_shader_module(m, None);
+            }
+            self.device.destroy_pipeline_layout(p.layout, None);
+            self.device
+                .destroy_descriptor_set_layout(p.set_layout, None);
+        }
     }
 
     /// The table as laid out, with the first raygeneration handle in its
@@ -260,68 +303,161 @@ impl Gpu {
     }
 
     pub fn free_pipeline(&self, p: Pipeline) {
-        unsafe {
-            self.device.destroy_pipeline(p.pipeline, None);
-            self.device.destroy_pipeline_layout(p.layout, None);
-            self.device
-                .destroy_descriptor_set_layout(p.set_layout, None);
-            for m in p.modules {
-                self.device.destroy_shader_module(m, None);
-            }
-        }
+        unsafe { self.device.destroy_pipeline(p.pipeline, None) };
+        self.free_parts(Parts {
+            set_layout: p.set_layout,
+            layout: p.layout,
+            modules: p.modules,
+            stages: Vec::new(),
+            groups: Vec::new(),
+            depth: 0,
+            flags: vk::PipelineCreateFlags::empty(),
+        });
         self.free(p.sbt);
     }
 }
 
-impl Gpu {
-    /// `vkCreateRayTracingPipelinesKHR` as a deferred operation that every
-    /// core of the host joins (VK_KHR_deferred_host_operations, which the
-    /// device has with its acceleration structures): a batch's pipeline
-    /// holds many raygeneration shaders, which a driver can compile in
-    /// parallel. An implementation that does not defer just creates it.
-    fn create_on_all_cores(
-        &self,
-        info: &vk::RayTracingPipelineCreateInfoKHR,
-    ) -> Result<vk::Pipeline, String> {
-        let ops = &self.deferred;
-        let op = unsafe { ops.create_deferred_operation(None) }
-            .map_err(|e| format!("vkCreateDeferredOperationKHR: {e}"))?;
-        let created = unsafe {
-            self.rt.create_ray_tracing_pipelines(
-                op,
-                vk::PipelineCache::null(),
-                std::slice::from_ref(info),
-                None,
-            )
-        };
-        let result = match created {
-            Ok(p) => Ok(p[0]),
-            Err((p, vk::Result::OPERATION_DEFERRED_KHR)) => {
-                let threads = unsafe { ops.get_deferred_operation_max_concurrency(op) }.clamp(
-                    1,
-                    std::thread::available_parallelism().map_or(1, |n| n.get()) as u32,
-                );
-                std::thread::scope(|scope| {
-                    for _ in 0..threads {
-                        // THREAD_IDLE: more work may come; anything else: done.
-                        scope.spawn(|| {
-                            while let Err(vk::Result::THREAD_IDLE_KHR) =
-                                unsafe { ops.deferred_operation_join(op) }
-                            {
-                                std::thread::yield_now();
-                            }
-                        });
-                    }
-                });
-                match unsafe { ops.get_deferred_operation_result(op) } {
-                    Ok(()) => Ok(p[0]),
-                    Err(e) => Err(format!("vkCreateRayTracingPipelinesKHR (deferred): {e}")),
-                }
-            }
-            Err((p, vk::Result::OPERATION_NOT_DEFERRED_KHR)) => Ok(p[0]),
-            Err((_, e)) => Err(format!("vkCreateRayTracingPipelinesKHR: {e}")),
-        };
-        unsafe { ops.destroy_deferred_operation(op, None) };
-        result
+/// A pipeline's parts made before it is created: its layouts, modules and
+/// groups. Plain handles and numbers, so that creation can run on another
+/// thread.
+struct Parts {
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    modules: Vec<vk::ShaderModule>,
+    stages: Vec<vk::ShaderStageFlags>,
+    groups: Vec<Group>,
+    depth: u32,
+    flags: vk::PipelineCreateFlags,
+}
+
+/// One shader group: its type and shader indices (`VK_SHADER_UNUSED_KHR`
+/// where it has none).
+#[derive(Clone, Copy)]
+struct Group {
+    ty: vk::RayTracingShaderGroupTypeKHR,
+    general: u32,
+    closest_hit: u32,
+    any_hit: u32,
+    intersection: u32,
+}
+
+/// The groups of `desc`: one per raygeneration shader, then one per miss,
+/// hit-group and callable record.
+fn groups(desc: &PipelineDesc) -> Result<Vec<Group>, String> {
+    let index = |name: &str| -> Result<u32, String> {
+        desc.modules
+            .iter()
+            .position(|m| m.entry == name)
+            .map(|i| i as u32)
+            .ok_or_else(|| format!("no module for shader `{name}`"))
+    };
+    let unused = vk::SHADER_UNUSED_KHR;
+    let general = |i: u32| Group {
+        ty: vk::RayTracingShaderGroupTypeKHR::GENERAL,
+        general: i,
+        closest_hit: unused,
+        any_hit: unused,
+        intersection: unused,
+    };
+    let optional = |n: &Option<String>| n.as_deref().map_or(Ok(unused), index);
+    let mut groups: Vec<Group> = desc.raygens.iter().map(|&i| general(i as u32)).collect();
+    for r in &desc.table.miss {
+        groups.push(general(index(r.shader.as_deref().unwrap_or(EMPTY_MISS))?));
     }
+    for r in &desc.table.hit_groups {
+        groups.push(Group {
+            ty: if r.intersection.is_some() {
+                vk::RayTracingShaderGroupTypeKHR::PROCEDURAL_HIT_GROUP
+            } else {
+                vk::RayTracingShaderGroupTypeKHR::TRIANGLES_HIT_GROUP
+            },
+            general: unused,
+            closest_hit: optional(&r.closest_hit)?,
+            any_hit: optional(&r.any_hit)?,
+            intersection: optional(&r.intersection)?,
+        });
+    }
+    for r in &desc.table.callable {
+        groups.push(general(index(
+            r.shader.as_deref().unwrap_or(EMPTY_CALLABLE),
+        )?));
+    }
+    Ok(groups)
+}
+
+/// Creates the pipeline of `p`, as a deferred operation joined by
+/// `joiners` threads (the driver may spread one pipeline's shaders over
+/// them).
+fn create(
+    rt: &khr::ray_tracing_pipeline::Device,
+    ops: &khr::deferred_host_operations::Device,
+    p: &Parts,
+    joiners: u32,
+) -> Result<vk::Pipeline, String> {
+    let stages: Vec<vk::PipelineShaderStageCreateInfo> = p
+        .stages
+        .iter()
+        .zip(&p.modules)
+        .map(|(&stage, &module)| {
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(stage)
+                .module(module)
+                .name(c"main")
+        })
+        .collect();
+    let groups: Vec<vk::RayTracingShaderGroupCreateInfoKHR> = p
+        .groups
+        .iter()
+        .map(|g| {
+            vk::RayTracingShaderGroupCreateInfoKHR::default()
+                .ty(g.ty)
+                .general_shader(g.general)
+                .closest_hit_shader(g.closest_hit)
+                .any_hit_shader(g.any_hit)
+                .intersection_shader(g.intersection)
+        })
+        .collect();
+    let info = vk::RayTracingPipelineCreateInfoKHR::default()
+        .stages(&stages)
+        .groups(&groups)
+        .max_pipeline_ray_recursion_depth(p.depth)
+        .layout(p.layout)
+        .flags(p.flags);
+    let op = unsafe { ops.create_deferred_operation(None) }
+        .map_err(|e| format!("vkCreateDeferredOperationKHR: {e}"))?;
+    let created = unsafe {
+        rt.create_ray_tracing_pipelines(
+            op,
+            vk::PipelineCache::null(),
+            std::slice::from_ref(&info),
+            None,
+        )
+    };
+    let result = match created {
+        Ok(p) => Ok(p[0]),
+        Err((p, vk::Result::OPERATION_DEFERRED_KHR)) => {
+            let threads =
+                unsafe { ops.get_deferred_operation_max_concurrency(op) }.clamp(1, joiners);
+            std::thread::scope(|scope| {
+                for _ in 0..threads {
+                    // THREAD_IDLE: more work may come; anything else: done.
+                    scope.spawn(|| {
+                        while let Err(vk::Result::THREAD_IDLE_KHR) =
+                            unsafe { ops.deferred_operation_join(op) }
+                        {
+                            std::thread::yield_now();
+                        }
+                    });
+                }
+            });
+            match unsafe { ops.get_deferred_operation_result(op) } {
+                Ok(()) => Ok(p[0]),
+                Err(e) => Err(format!("vkCreateRayTracingPipelinesKHR (deferred): {e}")),
+            }
+        }
+        Err((p, vk::Result::OPERATION_NOT_DEFERRED_KHR)) => Ok(p[0]),
+        Err((_, e)) => Err(format!("vkCreateRayTracingPipelinesKHR: {e}")),
+    };
+    unsafe { ops.destroy_deferred_operation(op, None) };
+    result
 }
