@@ -19,6 +19,7 @@ pub mod junit;
 pub mod load;
 pub mod mutant_backend;
 pub mod mutants;
+pub mod pool;
 pub mod protocol;
 pub mod reference_backend;
 pub mod report;

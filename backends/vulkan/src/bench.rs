@@ -1,6 +1,7 @@
-//! `ser-vulkan --bench-batch COUNT BATCH`: generated cases per second, one
-//! pipeline per case (`run`) against batches of BATCH (`run_batch`), in
-//! one process, and whether the two agree case for case. The cases are
+//! `ser-vulkan --bench-batch COUNT BATCH [--batched-only]`: generated
+//! cases per second, one pipeline per case (`run`) against batches of
+//! BATCH (`run_batch`), in one process, where a batch's time went
+//! ([`crate::timing`]), and whether the two agree case for case. The cases are
 //! the generator's (`ser_generate::case`), from proptest's deterministic
 //! runner, as `harness/benches/generated.rs` makes them. It runs in
 //! process: a case that hangs the GPU costs the device layer's 60-second
@@ -46,16 +47,18 @@ fn kind(r: &Result<Execution, BackendError>) -> String {
     }
 }
 
-pub fn bench(count: usize, batch: usize) -> std::process::ExitCode {
+/// Runs `count` generated cases one pipeline per case and in batches of
+/// `batch` (only the latter with `only_batched`), and prints both rates,
+/// where a batch's time went, and whether the answers agree.
+pub fn bench(count: usize, batch: usize, only_batched: bool) -> std::process::ExitCode {
     let backend = VulkanBackend::new();
     println!("{}", backend.name());
     let cases = generated(&backend, count);
     let refs: Vec<&Case> = cases.iter().collect();
     println!("generated {count} cases");
     let start = Instant::now();
-    let one: Vec<_> = refs.iter().map(|c| backend.run(c)).collect();
+    let one: Option<Vec<_>> = (!only_batched).then(|| refs.iter().map(|c| backend.run(c)).collect());
     let one_s = start.elapsed().as_secs_f64();
-    println!("one pipeline per case: {one_s:.1} s");
     crate::timing::take();
     let start = Instant::now();
     let many: Vec<_> = refs
@@ -66,25 +69,14 @@ pub fn bench(count: usize, batch: usize) -> std::process::ExitCode {
     for (phase, d, n) in crate::timing::take() {
         println!("  batched, {phase}: {:.2} s ({n})", d.as_secs_f64());
     }
-    let ran = one.iter().filter(|r| r.is_ok()).count();
-    let unsupported = one
+    let ran = many.iter().filter(|r| r.is_ok()).count();
+    let unsupported = many
         .iter()
         .filter(|r| matches!(r, Err(BackendError::NotSupported(_))))
         .count();
-    let differ: Vec<&str> = cases
-        .iter()
-        .zip(one.iter().zip(&many))
-        .filter(|(_, (a, b))| kind(a) != kind(b))
-        .map(|(c, _)| c.id.as_str())
-        .collect();
     println!(
         "{count} generated cases: {ran} ran, {unsupported} not supported, {} failed",
         count - ran - unsupported
-    );
-    println!(
-        "one pipeline per case: {:.1} s, {:.0} cases/s",
-        one_s,
-        count as f64 / one_s
     );
     println!(
         "batches of {batch}: {:.1} s, {:.0} cases/s ({} cases ran again alone)",
@@ -92,15 +84,29 @@ pub fn bench(count: usize, batch: usize) -> std::process::ExitCode {
         count as f64 / many_s,
         backend.retried.load(std::sync::atomic::Ordering::Relaxed)
     );
+    for (c, a) in cases.iter().zip(&many).take(3) {
+        println!("sample {}: {}", c.id, &kind(a)[..kind(a).len().min(200)]);
+    }
+    let Some(one) = one else {
+        return std::process::ExitCode::SUCCESS;
+    };
+    println!(
+        "one pipeline per case: {:.1} s, {:.0} cases/s",
+        one_s,
+        count as f64 / one_s
+    );
     println!("batched / one per case: {:.1}x", one_s / many_s);
+    let differ: Vec<&str> = cases
+        .iter()
+        .zip(one.iter().zip(&many))
+        .filter(|(_, (a, b))| kind(a) != kind(b))
+        .map(|(c, _)| c.id.as_str())
+        .collect();
     println!(
         "answers that differ: {} {:?}",
         differ.len(),
         &differ[..differ.len().min(10)]
     );
-    for (c, (a, _)) in cases.iter().zip(one.iter().zip(&many)).take(3) {
-        println!("sample {}: {}", c.id, &kind(a)[..kind(a).len().min(200)]);
-    }
     if differ.is_empty() {
         std::process::ExitCode::SUCCESS
     } else {

@@ -80,12 +80,17 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     match args.as_slice() {
         [_, flag, dir, id] if flag == "--emit" => return emit(dir, id),
-        [_, flag, count, batch] if flag == "--bench-batch" => {
-            let (Ok(count), Ok(batch)) = (count.parse(), batch.parse()) else {
-                eprintln!("ser-vulkan: --bench-batch COUNT BATCH");
+        [_, flag, count, batch, rest @ ..] if flag == "--bench-batch" => {
+            let only_batched = rest == ["--batched-only"];
+            let (Ok(count), Ok(batch), true) = (
+                count.parse(),
+                batch.parse(),
+                rest.is_empty() || only_batched,
+            ) else {
+                eprintln!("ser-vulkan: --bench-batch COUNT BATCH [--batched-only]");
                 return ExitCode::from(2);
             };
-            return ser_vulkan::bench::bench(count, batch);
+            return ser_vulkan::bench::bench(count, batch, only_batched);
         }
         [_, flag, stage, file, out] if flag == "--compile-glsl" => {
             return compile_glsl(stage, file, out)

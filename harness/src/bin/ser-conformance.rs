@@ -21,6 +21,7 @@ use ser_harness::baseline::Baseline;
 use ser_harness::console;
 use ser_harness::fuzz::{Campaign, Differential};
 use ser_harness::mutant_backend::MutantBackend;
+use ser_harness::pool::Pool;
 use ser_harness::protocol::client::ExecBackend;
 use ser_harness::protocol::serve::{serve, Fault};
 use ser_harness::reference_backend::ReferenceBackend;
@@ -193,6 +194,12 @@ struct FuzzArgs {
     /// (default: the machine's cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Instances of the backend (for `vulkan`, `slang` and `exec:`
+    /// backends: processes), each running an equal share of every batch
+    /// at once: a driver that compiles one pipeline at a time per process
+    /// then compiles several.
+    #[arg(long, default_value_t = 1)]
+    backends: usize,
     /// Also write every generated case the reference decides to this
     /// folder, its legal outcomes as expectations (a corpus for `--cases`).
     #[arg(long)]
@@ -393,10 +400,23 @@ fn protocol_schemas(dir: &Path) -> ExitCode {
 }
 
 fn fuzz(args: FuzzArgs) -> ExitCode {
-    let (backend, timeout) = match backend_with_timeout(&args.backend) {
+    let (mut backend, timeout) = match backend_with_timeout(&args.backend) {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
+    if args.backends > 1 {
+        let mut members = vec![backend];
+        for _ in 1..args.backends {
+            match self::backend(&args.backend, timeout) {
+                Ok(b) => members.push(b),
+                Err(e) => return fail(e),
+            }
+        }
+        backend = match Pool::new(members) {
+            Ok(p) => Arc::new(p),
+            Err(e) => return fail(format!("--backends {}: {e}", args.backends)),
+        };
+    }
     let campaign = Campaign {
         cases: args.cases,
         seed: args.seed,

@@ -89,6 +89,10 @@ impl Gpu {
     /// failed (every case's answer is then unknown); inside, a case whose
     /// scene, pipeline or buffers could not be made has its own error.
     pub fn run_many(&self, jobs: &[Job]) -> Result<Vec<Result<Outputs, String>>, String> {
+        self.in_arena(|| self.run_many_in_arena(jobs))
+    }
+
+    fn run_many_in_arena(&self, jobs: &[Job]) -> Result<Vec<Result<Outputs, String>>, String> {
         let mut answers: Vec<Option<Result<Outputs, String>>> =
             (0..jobs.len()).map(|_| None).collect();
         // Scenes, each distinct one once.
@@ -111,7 +115,7 @@ impl Gpu {
         // Groups and their pipelines. A group holds at most its share of
         // the batch over the cores, so that the pipelines (where the
         // driver compiles every raygeneration shader) are made in parallel.
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = super::pipeline::creation_threads();
         let share = jobs.len().div_ceil(cores).max(1);
         let mut group_keys: HashMap<GroupKey, usize> = HashMap::new();
         let mut groups: Vec<Group> = Vec::new();
@@ -163,7 +167,7 @@ impl Gpu {
                 }
             }
         }
-        timing::add("pipelines", started.elapsed(), groups.len());
+        timing::add("pipelines, in all", started.elapsed(), groups.len());
         // Buffers and descriptor sets of the cases that can run.
         let started = Instant::now();
         let mut ready: Vec<(usize, &Pipeline, usize, CaseBuffers)> = Vec::new();

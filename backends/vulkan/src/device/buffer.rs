@@ -7,6 +7,9 @@ use ash::vk;
 pub struct Buffer {
     pub buffer: vk::Buffer,
     memory: vk::DeviceMemory,
+    /// Whether `memory` is the buffer's own (else a piece of an arena's
+    /// block).
+    owned: bool,
     pub size: u64,
     pub address: u64,
     mapped: *mut u8,
@@ -31,32 +34,73 @@ impl Gpu {
             let ty = self
                 .memory_type(req.memory_type_bits, host)
                 .ok_or("no host-visible coherent memory type")?;
-            let mut flags = vk::MemoryAllocateFlagsInfo::default()
-                .flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
-            let memory = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(req.size)
-                        .memory_type_index(ty)
-                        .push_next(&mut flags),
-                    None,
-                )
-                .map_err(|e| format!("vkAllocateMemory: {e}"))?;
-            d.bind_buffer_memory(buffer, memory, 0)
-                .map_err(|e| format!("vkBindBufferMemory: {e}"))?;
-            let mapped = d
-                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                .map_err(|e| format!("vkMapMemory: {e}"))? as *mut u8;
+            let (memory, mapped, owned) = match self.piece(&req, ty) {
+                Ok(Some(piece)) => {
+                    if let Err(e) = d.bind_buffer_memory(buffer, piece.memory, piece.offset) {
+                        d.destroy_buffer(buffer, None);
+                        return Err(format!("vkBindBufferMemory: {e}"));
+                    }
+                    (piece.memory, piece.mapped, false)
+                }
+                Ok(None) => {
+                    let (memory, mapped) = self.own_memory(buffer, &req, ty)?;
+                    (memory, mapped, true)
+                }
+                Err(e) => {
+                    d.destroy_buffer(buffer, None);
+                    return Err(e);
+                }
+            };
             std::ptr::write_bytes(mapped, 0, size as usize);
             let address =
                 d.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(buffer));
             Ok(Buffer {
                 buffer,
                 memory,
+                owned,
                 size,
                 address,
                 mapped,
             })
+        }
+    }
+
+    /// An allocation of the buffer's own, bound and mapped.
+    unsafe fn own_memory(
+        &self,
+        buffer: vk::Buffer,
+        req: &vk::MemoryRequirements,
+        ty: u32,
+    ) -> Result<(vk::DeviceMemory, *mut u8), String> {
+        let d = &self.device;
+        let mut flags =
+            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let memory = d
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(ty)
+                    .push_next(&mut flags),
+                None,
+            )
+            .map_err(|e| {
+                d.destroy_buffer(buffer, None);
+                format!("vkAllocateMemory: {e}")
+            })?;
+        let mapped = d
+            .bind_buffer_memory(buffer, memory, 0)
+            .map_err(|e| format!("vkBindBufferMemory: {e}"))
+            .and_then(|()| {
+                d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                    .map_err(|e| format!("vkMapMemory: {e}"))
+            });
+        match mapped {
+            Ok(p) => Ok((memory, p as *mut u8)),
+            Err(e) => {
+                d.destroy_buffer(buffer, None);
+                d.free_memory(memory, None);
+                Err(e)
+            }
         }
     }
 
@@ -69,9 +113,11 @@ impl Gpu {
 
     pub fn free(&self, b: Buffer) {
         unsafe {
-            self.device.unmap_memory(b.memory);
             self.device.destroy_buffer(b.buffer, None);
-            self.device.free_memory(b.memory, None);
+            if b.owned {
+                self.device.unmap_memory(b.memory);
+                self.device.free_memory(b.memory, None);
+            }
         }
     }
 }

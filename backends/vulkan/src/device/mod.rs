@@ -6,6 +6,7 @@
 //! table from its shader table, one dispatch.
 
 mod accel;
+mod arena;
 mod batch;
 mod buffer;
 mod cache;
@@ -92,6 +93,7 @@ pub struct Gpu {
     pub name: String,
     pub driver: String,
     cache: cache::Cache,
+    arena: arena::Arena,
 }
 
 impl Gpu {
@@ -247,6 +249,7 @@ impl Gpu {
             name,
             driver,
             cache: cache::Cache::new(),
+            arena: arena::Arena::default(),
         })
     }
 
@@ -310,6 +313,7 @@ impl Drop for Gpu {
         for (_, b) in self.cache.scenes.take() {
             self.free_scene(b);
         }
+        self.free_arena();
         unsafe {
             self.device.destroy_command_pool(self.pool, None);
             self.device.destroy_device(None);

@@ -13,7 +13,9 @@ use super::Gpu;
 use ash::{khr, vk};
 use ser_reference::sbt::layout::{self, Api, Layout, Packing, Rules};
 use ser_reference::sbt::{ShaderTable, Table};
+use crate::timing;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
 pub use ser_targets::interface::{EMPTY_CALLABLE, EMPTY_MISS};
 
@@ -68,13 +70,16 @@ impl Gpu {
     /// (where a driver compiles its shaders, the slow step) run on every
     /// core, one pipeline per thread, or one pipeline joined by them all.
     pub fn pipelines(&self, descs: &[PipelineDesc]) -> Vec<Result<Pipeline, String>> {
+        let started = Instant::now();
         let parts: Vec<Result<Parts, String>> = descs.iter().map(|d| self.parts(d)).collect();
+        timing::add("pipelines: layouts and modules", started.elapsed(), descs.len());
+        let started = Instant::now();
         let todo: Vec<(usize, &Parts)> = parts
             .iter()
             .enumerate()
             .filter_map(|(i, p)| Some((i, p.as_ref().ok()?)))
             .collect();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = creation_threads();
         let joiners = (cores / todo.len().max(1)).max(1) as u32;
         let next = AtomicUsize::new(0);
         let (rt, ops) = (&self.rt, &self.deferred);
@@ -95,9 +100,11 @@ impl Gpu {
                 .flat_map(|w| w.join().expect("a pipeline thread panicked"))
                 .collect()
         });
+        timing::add("pipelines: created", started.elapsed(), todo.len());
+        let started = Instant::now();
         created.sort_by_key(|(i, _)| *i);
         let mut created = created.into_iter().peekable();
-        parts
+        let finished = parts
             .into_iter()
             .enumerate()
             .map(|(i, p)| {
@@ -114,7 +121,9 @@ impl Gpu {
                     }
                 }
             })
-            .collect()
+            .collect();
+        timing::add("pipelines: handles and tables", started.elapsed(), descs.len());
+        finished
     }
 
     /// The layouts, modules and groups of `desc`.
@@ -315,6 +324,16 @@ impl Gpu {
         });
         self.free(p.sbt);
     }
+}
+
+/// Threads that create pipelines: the machine's cores, or
+/// `SER_VULKAN_PIPELINE_THREADS` (for measuring).
+pub(super) fn creation_threads() -> usize {
+    std::env::var("SER_VULKAN_PIPELINE_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
 }
 
 /// A pipeline's parts made before it is created: its layouts, modules and
