@@ -35,6 +35,7 @@ pub struct PipelineKey {
     bindings: Vec<(u32, i32)>,
     depth: u32,
     flags: u32,
+    push_case: bool,
 }
 
 impl PipelineKey {
@@ -54,6 +55,7 @@ impl PipelineKey {
                 .collect(),
             depth: d.max_recursion_depth,
             flags: d.flags.as_raw(),
+            push_case: d.push_case,
         }
     }
 }
