@@ -26,8 +26,6 @@ pub struct VulkanBackend {
     features: Features,
     /// The device's subgroup size, when there is a device.
     wave_size: Option<u32>,
-    /// Whether the device is a GPU (not a CPU implementation).
-    gpu_device: bool,
     /// How many cases of batches ran again on their own (`run_batch`).
     pub retried: AtomicUsize,
 }
@@ -75,13 +73,11 @@ impl VulkanBackend {
             Err(_) => format!("{profile} (no device)"),
         };
         let wave_size = gpu.as_ref().ok().map(|g| g.props.subgroup_size);
-        let gpu_device = gpu.as_ref().is_ok_and(|g| !g.cpu);
         VulkanBackend {
             gpu: Mutex::new(gpu),
             name,
             features,
             wave_size,
-            gpu_device,
             retried: AtomicUsize::new(0),
         }
     }
@@ -89,13 +85,6 @@ impl VulkanBackend {
     /// The optional extensions the device has.
     pub fn features(&self) -> Features {
         self.features
-    }
-
-    /// Whether the driver compiles each shader of a pipeline apart, at a
-    /// cost per shader (a GPU's), so that merging many cases'
-    /// raygeneration shaders into one pays ([`crate::merge`]).
-    pub fn compiles_shaders_apart(&self) -> bool {
-        self.gpu_device
     }
 
     /// The spelling of the GLSL this device compiles.
@@ -284,7 +273,6 @@ impl VulkanBackend {
                 dispatch: &case.dispatch,
                 interface,
                 modules,
-                raygen_case: None,
             })
             .map_err(classify);
         if let Err(BackendError::Failed(m)) = &outputs {

@@ -19,48 +19,9 @@ use ser_harness::backend::{BackendError, Execution};
 use ser_harness::load::Case;
 use std::sync::atomic::Ordering;
 
-/// A case emitted and compiled: its interface, its modules, and where its
-/// raygeneration module can be a merged one ([`crate::merge`]), its index
-/// in it and its modules with that one (a case run again alone runs its
-/// own).
-type Prepared = Result<(Interface, Vec<Module>, Option<(u32, Vec<Module>)>), BackendError>;
+type Prepared = Result<(Interface, Vec<Module>), BackendError>;
 
-/// Cases per merged raygeneration module: on a device that compiles each
-/// shader apart (a GPU), the batch shared over the cores, so that the
-/// merged modules' pipelines are made in parallel; on a CPU device
-/// (lavapipe compiles a whole pipeline as one program, so merging saves
-/// nothing) 1, no merging. `SER_VULKAN_MERGE` sets it (1: no merging, for
-/// measuring).
-fn merge_per(b: &VulkanBackend, cases: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let default = if b.compiles_shaders_apart() {
-        cases.div_ceil(cores)
-    } else {
-        1
-    };
-    std::env::var("SER_VULKAN_MERGE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-        .max(1)
-}
-
-/// What cases must share to share a merged raygeneration module: their
-/// other modules, table, recursion depth and pipeline flags.
-fn merge_key(case: &Case, glsl: &[Glsl]) -> String {
-    let mut key = serde_json::to_string(&case.shader_table).unwrap_or_default();
-    key += &format!(
-        "\n{} {}\n",
-        case.dispatch.max_recursion_depth, case.dispatch.pipeline_flags
-    );
-    for g in glsl.iter().filter(|g| g.entry != case.dispatch.raygen) {
-        key += &format!("{:?} {}\n{}", g.stage, g.entry, g.source);
-    }
-    key
-}
-
-/// Every case emitted and compiled, each distinct module text once, the
-/// raygeneration modules of cases that can share one merged.
+/// Every case emitted and compiled, each distinct module text once.
 fn prepare(b: &VulkanBackend, cases: &[&Case]) -> Vec<Prepared> {
     let spelling = b.spelling();
     let emitted: Vec<Result<(Interface, Vec<Glsl>), BackendError>> = time("emit", || {
@@ -72,23 +33,9 @@ fn prepare(b: &VulkanBackend, cases: &[&Case]) -> Vec<Prepared> {
             })
             .collect()
     });
-    let merged = time("merge", || {
-        let items: Vec<(usize, String, &Glsl)> = emitted
-            .iter()
-            .zip(cases)
-            .enumerate()
-            .filter_map(|(i, (e, c))| {
-                let (_, glsl) = e.as_ref().ok()?;
-                let raygen = glsl.iter().find(|g| g.entry == c.dispatch.raygen)?;
-                Some((i, merge_key(c, glsl), raygen))
-            })
-            .collect();
-        crate::merge::merge(&items, merge_per(b, cases.len()))
-    });
-    let mut texts: Vec<&Glsl> = emitted.iter().flatten().flat_map(|(_, g)| g).collect();
-    texts.extend(merged.iter().map(|m| &m.glsl));
+    let texts: Vec<&Glsl> = emitted.iter().flatten().flat_map(|(_, g)| g).collect();
     let mut compiled = time("compile", || crate::compile::spirv_all(&texts)).into_iter();
-    let mut prepared: Vec<Prepared> = emitted
+    emitted
         .into_iter()
         .zip(cases)
         .map(|(e, c)| {
@@ -100,25 +47,9 @@ fn prepare(b: &VulkanBackend, cases: &[&Case]) -> Vec<Prepared> {
             let modules = modules.into_iter().collect::<Result<_, _>>()?;
             // In the order `run` checks: emitted and compiled, then the scene.
             unexpressible(c).map_err(BackendError::NotSupported)?;
-            Ok((interface, modules, None))
+            Ok((interface, modules))
         })
-        .collect();
-    // A merged module that does not compile leaves its cases their own.
-    for m in &merged {
-        let Ok(merged) = module(&m.glsl, compiled.next().expect("one answer per module")) else {
-            continue;
-        };
-        for &(i, n) in &m.members {
-            if let Ok((_, modules, with_merged)) = &mut prepared[i] {
-                let mut modules = modules.clone();
-                if let Some(raygen) = modules.iter_mut().find(|g| g.entry == merged.entry) {
-                    *raygen = merged.clone();
-                    *with_merged = Some((n, modules));
-                }
-            }
-        }
-    }
-    prepared
+        .collect()
 }
 
 pub fn run_batch(b: &VulkanBackend, cases: &[&Case]) -> Vec<Result<Execution, BackendError>> {
@@ -155,18 +86,13 @@ pub fn run_batch(b: &VulkanBackend, cases: &[&Case]) -> Vec<Result<Execution, Ba
         let jobs: Vec<Job> = batch
             .iter()
             .map(|&i| {
-                let (interface, own, merged) = prepared[i].as_ref().expect("admitted");
-                let (raygen_case, modules) = match merged {
-                    Some((n, modules)) => (Some(*n), modules),
-                    None => (None, own),
-                };
+                let (interface, modules) = prepared[i].as_ref().expect("admitted");
                 Job {
                     scene: &cases[i].scene,
                     table: &cases[i].shader_table,
                     dispatch: &cases[i].dispatch,
                     interface,
                     modules,
-                    raygen_case,
                 }
             })
             .collect();
@@ -190,7 +116,7 @@ pub fn run_batch(b: &VulkanBackend, cases: &[&Case]) -> Vec<Result<Execution, Ba
     b.retried.fetch_add(alone.len(), Ordering::Relaxed);
     for i in alone {
         answers[i] = Some(match &prepared[i] {
-            Ok((interface, modules, _)) => b.execute(cases[i], interface, modules),
+            Ok((interface, modules)) => b.execute(cases[i], interface, modules),
             Err(e) => Err(e.clone()),
         });
     }

@@ -10,7 +10,6 @@ pub mod batch;
 pub mod bench;
 pub mod compile;
 pub mod device;
-pub mod merge;
 pub mod timing;
 pub use ser_targets::glsl as emit;
 pub use ser_targets::interface;

@@ -15,16 +15,13 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 /// What a group's cases share: the modules other than raygeneration ones,
-/// the table (as JSON), bindings, depth and flags, and a merged
-/// raygeneration module (each has a pipeline of its own: its cases are
-/// already the share of the batch one pipeline should compile).
+/// the table (as JSON), bindings, depth and flags.
 type GroupKey<'a> = (
     Vec<(&'a str, i32, &'a [u32])>,
     String,
     Vec<(u32, i32)>,
     u32,
     u32,
-    Option<&'a [u32]>,
 );
 
 fn group_key<'a>(job: &Job<'a>) -> GroupKey<'a> {
@@ -41,9 +38,6 @@ fn group_key<'a>(job: &Job<'a>) -> GroupKey<'a> {
             .collect(),
         job.dispatch.max_recursion_depth,
         job.flags().as_raw(),
-        job.raygen_case
-            .and(job.raygen().ok())
-            .map(|r| &job.modules[r].spirv[..]),
     )
 }
 
@@ -158,7 +152,6 @@ impl Gpu {
                     bindings,
                     max_recursion_depth: job.dispatch.max_recursion_depth,
                     flags: job.flags(),
-                    push_case: job.raygen_case.is_some(),
                 }
             })
             .collect();

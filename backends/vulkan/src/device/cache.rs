@@ -35,7 +35,6 @@ pub struct PipelineKey {
     bindings: Vec<(u32, i32)>,
     depth: u32,
     flags: u32,
-    push_case: bool,
 }
 
 impl PipelineKey {
@@ -55,7 +54,6 @@ impl PipelineKey {
                 .collect(),
             depth: d.max_recursion_depth,
             flags: d.flags.as_raw(),
-            push_case: d.push_case,
         }
     }
 }

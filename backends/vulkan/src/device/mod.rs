@@ -92,8 +92,6 @@ pub struct Gpu {
     pub features: Features,
     pub name: String,
     pub driver: String,
-    /// A CPU implementation (lavapipe), not a GPU.
-    pub cpu: bool,
     cache: cache::Cache,
     arena: arena::Arena,
 }
@@ -157,7 +155,6 @@ impl Gpu {
             .push_next(&mut sub_props)
             .push_next(&mut driver_props);
         unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
-        let cpu = props2.properties.device_type == vk::PhysicalDeviceType::CPU;
         let name = props2
             .properties
             .device_name_as_c_str()
@@ -251,7 +248,6 @@ impl Gpu {
             features,
             name,
             driver,
-            cpu,
             cache: cache::Cache::new(),
             arena: arena::Arena::default(),
         })

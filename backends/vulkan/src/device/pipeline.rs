@@ -46,9 +46,6 @@ pub struct PipelineDesc<'a> {
     pub bindings: &'a [(u32, vk::DescriptorType)],
     pub max_recursion_depth: u32,
     pub flags: vk::PipelineCreateFlags,
-    /// Whether the raygeneration shaders are merged ones, which take the
-    /// case to run as a push constant ([`crate::merge`]).
-    pub push_case: bool,
 }
 
 impl Gpu {
@@ -166,17 +163,9 @@ impl Gpu {
                     None,
                 )
                 .map_err(|e| format!("vkCreateDescriptorSetLayout: {e}"))?;
-            let push = [vk::PushConstantRange {
-                stage_flags: vk::ShaderStageFlags::RAYGEN_KHR,
-                offset: 0,
-                size: 4,
-            }];
-            let push = if desc.push_case { &push[..] } else { &[] };
             parts.layout = d
                 .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default()
-                        .set_layouts(&[parts.set_layout])
-                        .push_constant_ranges(push),
+                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&[parts.set_layout]),
                     None,
                 )
                 .map_err(|e| format!("vkCreatePipelineLayout: {e}"))?;

@@ -29,9 +29,6 @@ pub struct Job<'a> {
     pub dispatch: &'a Dispatch,
     pub interface: &'a Interface,
     pub modules: &'a [Module],
-    /// Where the raygeneration module is a merged one
-    /// ([`crate::merge`]): the case's index in it, pushed as a constant.
-    pub raygen_case: Option<u32>,
 }
 
 /// A case's storage buffers: binding, name, length in words, buffer.
@@ -109,7 +106,6 @@ impl Gpu {
             bindings: &bindings,
             max_recursion_depth: job.dispatch.max_recursion_depth,
             flags: job.flags(),
-            push_case: job.raygen_case.is_some(),
         };
         let key = super::cache::PipelineKey::of(&desc);
         let cached = self.cache.enabled && self.cache.pipelines.borrow().contains_key(&key);
@@ -264,15 +260,6 @@ impl Gpu {
                 &[set],
                 &[],
             );
-            if let Some(n) = job.raygen_case {
-                d.cmd_push_constants(
-                    cmd,
-                    p.layout,
-                    vk::ShaderStageFlags::RAYGEN_KHR,
-                    0,
-                    &n.to_le_bytes(),
-                );
-            }
             self.rt.cmd_trace_rays(
                 cmd,
                 raygen,
