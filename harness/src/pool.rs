@@ -123,7 +123,7 @@ mod tests {
         let case = crate::load::load_file(&root, &root.join("wave/packing.json"))
             .remove(0)
             .unwrap();
-        let cases: Vec<&Case> = std::iter::repeat(&case).take(7).collect();
+        let cases: Vec<&Case> = std::iter::repeat_n(&case, 7).collect();
         let answers: Vec<String> = pool
             .run_batch(&cases)
             .into_iter()

@@ -57,7 +57,8 @@ pub fn bench(count: usize, batch: usize, only_batched: bool) -> std::process::Ex
     let refs: Vec<&Case> = cases.iter().collect();
     println!("generated {count} cases");
     let start = Instant::now();
-    let one: Option<Vec<_>> = (!only_batched).then(|| refs.iter().map(|c| backend.run(c)).collect());
+    let one: Option<Vec<_>> =
+        (!only_batched).then(|| refs.iter().map(|c| backend.run(c)).collect());
     let one_s = start.elapsed().as_secs_f64();
     crate::timing::take();
     let start = Instant::now();

@@ -10,10 +10,10 @@
 use super::buffer::Buffer;
 use super::run::Module;
 use super::Gpu;
+use crate::timing;
 use ash::{khr, vk};
 use ser_reference::sbt::layout::{self, Api, Layout, Packing, Rules};
 use ser_reference::sbt::{ShaderTable, Table};
-use crate::timing;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -72,7 +72,11 @@ impl Gpu {
     pub fn pipelines(&self, descs: &[PipelineDesc]) -> Vec<Result<Pipeline, String>> {
         let started = Instant::now();
         let parts: Vec<Result<Parts, String>> = descs.iter().map(|d| self.parts(d)).collect();
-        timing::add("pipelines: layouts and modules", started.elapsed(), descs.len());
+        timing::add(
+            "pipelines: layouts and modules",
+            started.elapsed(),
+            descs.len(),
+        );
         let started = Instant::now();
         let todo: Vec<(usize, &Parts)> = parts
             .iter()
@@ -122,7 +126,11 @@ impl Gpu {
                 }
             })
             .collect();
-        timing::add("pipelines: handles and tables", started.elapsed(), descs.len());
+        timing::add(
+            "pipelines: handles and tables",
+            started.elapsed(),
+            descs.len(),
+        );
         finished
     }
 
