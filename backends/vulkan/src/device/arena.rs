@@ -42,13 +42,21 @@ impl Gpu {
     /// Runs `f` with buffers carved from blocks; every buffer made inside
     /// must be freed inside.
     pub fn in_arena<T>(&self, f: impl FnOnce() -> T) -> T {
-        self.arena.on.set(true);
-        let out = f();
-        self.arena.on.set(false);
-        for b in self.arena.blocks.borrow_mut().iter_mut() {
-            b.used = 0;
+        /// Ends the arena however `f` ends: after a panic (the runner runs
+        /// the batch's cases again one by one), a buffer must not come
+        /// from a block the next batch reuses.
+        struct Off<'a>(&'a Arena);
+        impl Drop for Off<'_> {
+            fn drop(&mut self) {
+                self.0.on.set(false);
+                for b in self.0.blocks.borrow_mut().iter_mut() {
+                    b.used = 0;
+                }
+            }
         }
-        out
+        self.arena.on.set(true);
+        let _off = Off(&self.arena);
+        f()
     }
 
     /// A piece for `req` in memory type `ty`, or `None` outside an arena.
