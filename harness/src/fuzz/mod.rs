@@ -424,16 +424,16 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
     let mut runner = runner(campaign.seed);
     let bar = progress_bar(campaign);
     let mut summary = Summary::default();
-    let mut n = 0;
-    let time_left = |start: Instant| campaign.max_time.is_none_or(|t| start.elapsed() < t);
-    let mut prepare = |n: &mut u64, summary: &mut Summary| -> std::io::Result<Option<Prepared>> {
-        if *n >= campaign.cases || !time_left(start) {
+    // The next case's number.
+    let mut n: u64 = 0;
+    let mut prepare = |summary: &mut Summary| -> std::io::Result<Option<Prepared>> {
+        if n >= campaign.cases || campaign.max_time.is_some_and(|t| start.elapsed() >= t) {
             return Ok(None);
         }
         let started = Instant::now();
-        let size = (campaign.cases - *n).min(campaign.batch.max(1) as u64);
+        let size = (campaign.cases - n).min(campaign.batch.max(1) as u64);
         let mut made: Vec<(u64, BoxedTree)> = Vec::new();
-        for k in *n..*n + size {
+        for k in n..n + size {
             match strategy.new_tree(&mut runner) {
                 Ok(tree) => made.push((k, Box::new(tree))),
                 Err(_) => summary
@@ -441,7 +441,7 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
                     .push(format!("case {k}: the generator gave up")),
             }
         }
-        *n += size;
+        n += size;
         let cases: Vec<(String, Json)> = made
             .iter()
             .map(|(k, tree)| {
@@ -461,7 +461,7 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
             expected,
         }))
     };
-    let mut next = prepare(&mut n, &mut summary)?;
+    let mut next = prepare(&mut summary)?;
     while let Some(Prepared {
         made,
         cases,
@@ -473,7 +473,7 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
                 let started = Instant::now();
                 (diff.judge_batch(expected), started.elapsed())
             });
-            let following = prepare(&mut n, &mut summary);
+            let following = prepare(&mut summary);
             let (checks, took) = judged.join().expect("the backend's thread panicked");
             (checks, took, following)
         });

@@ -89,35 +89,14 @@ impl Gpu {
     }
 
     fn block(&self, ty: u32, size: u64) -> Result<Block, String> {
-        let d = &self.device;
-        let mut flags =
-            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
-        unsafe {
-            let memory = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(size)
-                        .memory_type_index(ty)
-                        .push_next(&mut flags),
-                    None,
-                )
-                .map_err(|e| format!("vkAllocateMemory (a block of {size} bytes): {e}"))?;
-            let mapped = match d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-            {
-                Ok(p) => p as *mut u8,
-                Err(e) => {
-                    d.free_memory(memory, None);
-                    return Err(format!("vkMapMemory: {e}"));
-                }
-            };
-            Ok(Block {
-                memory,
-                ty,
-                size,
-                used: 0,
-                mapped,
-            })
-        }
+        let (memory, mapped) = self.mapped_memory(size, ty)?;
+        Ok(Block {
+            memory,
+            ty,
+            size,
+            used: 0,
+            mapped,
+        })
     }
 
     /// Frees the blocks (the device is idle).

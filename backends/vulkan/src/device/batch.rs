@@ -137,7 +137,6 @@ impl Gpu {
                 answers[j] = Some(Err(e));
             }
         }
-        let started = Instant::now();
         let used: Vec<&Group> = groups.iter().filter(|g| !g.cases.is_empty()).collect();
         let bindings: Vec<_> = used.iter().map(|g| jobs[g.cases[0].0].bindings()).collect();
         let descs: Vec<PipelineDesc> = used
@@ -167,7 +166,6 @@ impl Gpu {
                 }
             }
         }
-        timing::add("pipelines, in all", started.elapsed(), groups.len());
         // Buffers and descriptor sets of the cases that can run.
         let started = Instant::now();
         let mut ready: Vec<(usize, &Pipeline, usize, CaseBuffers)> = Vec::new();

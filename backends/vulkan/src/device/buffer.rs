@@ -73,33 +73,48 @@ impl Gpu {
         ty: u32,
     ) -> Result<(vk::DeviceMemory, *mut u8), String> {
         let d = &self.device;
-        let mut flags =
-            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
-        let memory = d
-            .allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(ty)
-                    .push_next(&mut flags),
-                None,
-            )
-            .map_err(|e| {
-                d.destroy_buffer(buffer, None);
-                format!("vkAllocateMemory: {e}")
-            })?;
-        let mapped = d
-            .bind_buffer_memory(buffer, memory, 0)
-            .map_err(|e| format!("vkBindBufferMemory: {e}"))
-            .and_then(|()| {
-                d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                    .map_err(|e| format!("vkMapMemory: {e}"))
-            });
-        match mapped {
-            Ok(p) => Ok((memory, p as *mut u8)),
+        let (memory, mapped) = match self.mapped_memory(req.size, ty) {
+            Ok(m) => m,
             Err(e) => {
                 d.destroy_buffer(buffer, None);
-                d.free_memory(memory, None);
-                Err(e)
+                return Err(e);
+            }
+        };
+        if let Err(e) = d.bind_buffer_memory(buffer, memory, 0) {
+            d.destroy_buffer(buffer, None);
+            d.unmap_memory(memory);
+            d.free_memory(memory, None);
+            return Err(format!("vkBindBufferMemory: {e}"));
+        }
+        Ok((memory, mapped))
+    }
+
+    /// `size` bytes of memory type `ty` with device addresses, mapped: a
+    /// buffer's own memory, or an arena's block.
+    pub(super) fn mapped_memory(
+        &self,
+        size: u64,
+        ty: u32,
+    ) -> Result<(vk::DeviceMemory, *mut u8), String> {
+        let d = &self.device;
+        let mut flags =
+            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        unsafe {
+            let memory = d
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(size)
+                        .memory_type_index(ty)
+                        .push_next(&mut flags),
+                    None,
+                )
+                .map_err(|e| format!("vkAllocateMemory ({size} bytes): {e}"))?;
+            match d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()) {
+                Ok(p) => Ok((memory, p as *mut u8)),
+                Err(e) => {
+                    d.free_memory(memory, None);
+                    Err(format!("vkMapMemory: {e}"))
+                }
             }
         }
     }

@@ -246,13 +246,22 @@ impl Gpu {
     }
 
     fn free_parts(&self, p: Parts) {
+        self.free_layouts_and_modules(p.set_layout, p.layout, p.modules);
+    }
+
+    /// Destroys what [`Gpu::parts`] made (a null handle is ignored).
+    fn free_layouts_and_modules(
+        &self,
+        set_layout: vk::DescriptorSetLayout,
+        layout: vk::PipelineLayout,
+        modules: Vec<vk::ShaderModule>,
+    ) {
         unsafe {
-            for m in p.modules {
+            for m in modules {
                 self.device.destroy_shader_module(m, None);
             }
-            self.device.destroy_pipeline_layout(p.layout, None);
-            self.device
-                .destroy_descriptor_set_layout(p.set_layout, None);
+            self.device.destroy_pipeline_layout(layout, None);
+            self.device.destroy_descriptor_set_layout(set_layout, None);
         }
     }
 
@@ -321,15 +330,7 @@ impl Gpu {
 
     pub fn free_pipeline(&self, p: Pipeline) {
         unsafe { self.device.destroy_pipeline(p.pipeline, None) };
-        self.free_parts(Parts {
-            set_layout: p.set_layout,
-            layout: p.layout,
-            modules: p.modules,
-            stages: Vec::new(),
-            groups: Vec::new(),
-            depth: 0,
-            flags: vk::PipelineCreateFlags::empty(),
-        });
+        self.free_layouts_and_modules(p.set_layout, p.layout, p.modules);
         self.free(p.sbt);
     }
 }
