@@ -1,5 +1,9 @@
 //! Helpers shared by the workspace-level tests.
 
+/// The allocator `ser-conformance` runs the reference with (see there).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use ser_harness::backend::Backend;
 use ser_harness::load::Case;
 use ser_harness::reference_backend::ReferenceBackend;

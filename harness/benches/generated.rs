@@ -14,11 +14,14 @@ use ser_generate::dialect::{Dialect, Language};
 use ser_harness::backend::Backend;
 use ser_harness::fuzz::{self, Campaign, Differential, MAX_RUNS};
 use ser_harness::load::{load_generated, Case};
-use ser_harness::reference_backend::ReferenceBackend;
+use ser_harness::reference_backend::{ReferenceBackend, REFERENCE_STACK};
 use ser_reference::Profile;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// 4,000 cases, or `SER_BENCH_CASES` (a profiler's shorter run).
 fn cases() -> usize {
@@ -50,7 +53,14 @@ fn rate(n: usize, start: Instant) -> f64 {
     n as f64 / start.elapsed().as_secs_f64()
 }
 
+/// Measured on a thread with the reference's stack, as the fuzz loop's
+/// threads are: loading and running each case happen in place there.
 fn main() {
+    ser_lang::nesting::on_stack("bench", REFERENCE_STACK, measure)
+        .expect("starts the bench's thread");
+}
+
+fn measure() {
     let n = cases();
     let start = Instant::now();
     let values = generated(n);
@@ -62,6 +72,26 @@ fn main() {
 
     let mut reference = ReferenceBackend::new(PROFILE);
     reference.options.max_runs = MAX_RUNS;
+    {
+        use ser_reference::program::Program;
+        use ser_reference::validate::validate;
+        let (mut t_prog, mut t_val, mut t_run, mut runs) = (0f64, 0f64, 0f64, 0usize);
+        let opts = reference.options.clone();
+        for c in &cases {
+            let s = Instant::now();
+            let library = opts.profile.adapt(&c.library);
+            let program = Program::new(library).unwrap();
+            t_prog += s.elapsed().as_secs_f64();
+            let s = Instant::now();
+            let _d = validate(&program, opts.profile, &c.limits);
+            t_val += s.elapsed().as_secs_f64();
+            let s = Instant::now();
+            let r = ser_reference::run(&program, &c.scene, &c.shader_table, &c.dispatch, &opts);
+            t_run += s.elapsed().as_secs_f64();
+            runs += r.runs;
+        }
+        eprintln!("program {t_prog:.2}s validate {t_val:.2}s run {t_run:.2}s runs {runs}");
+    }
     let start = Instant::now();
     let mut completed = 0;
     for c in &cases {

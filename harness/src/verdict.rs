@@ -377,19 +377,22 @@ enum Overrun {
 
 /// `work` on a thread named `name`, awaited at most `limit`; a thread that
 /// overruns is left to finish in the background (a thread cannot be
-/// stopped).
+/// stopped). The thread has the reference's stack, so that an in-process
+/// backend runs there in place.
 fn on_thread_within<T: Send + 'static>(
     name: String,
     limit: Duration,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Overrun> {
     let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name(name)
-        .spawn(move || {
+    ser_lang::nesting::spawn(
+        &name,
+        crate::reference_backend::REFERENCE_STACK,
+        move || {
             let _ = tx.send(work());
-        })
-        .map_err(Overrun::NoThread)?;
+        },
+    )
+    .map_err(Overrun::NoThread)?;
     rx.recv_timeout(limit).map_err(|_| Overrun::Late)
 }
 

@@ -37,25 +37,94 @@ pub fn too_deep(span: Span) -> ParseError {
     )
 }
 
-/// Runs `f` on a new thread named `name` with `stack` bytes of stack, and
-/// gives its result (a panic in `f` goes on in the caller). What recurses
-/// once per level of nesting (the parser, the reference interpreter) runs
-/// so, on a stack sized for the limit, whichever thread calls it: a test's
-/// 2 MiB, the main thread's 8 MiB. Only the stack a run uses is touched.
+/// Runs `f` with at least `stack` bytes of stack, and gives its result (a
+/// panic in `f` goes on in the caller). What recurses once per level of
+/// nesting (the parser, the reference interpreter) runs so, on a stack
+/// sized for the limit, whichever thread calls it: a test's 2 MiB, the main
+/// thread's 8 MiB. On a thread that already has that much stack left (one
+/// started by [`spawn_scoped`] or by this function: a loop over many cases
+/// runs there), `f` runs in place; elsewhere on a new thread named `name`.
+/// Only the stack a run uses is touched.
 pub fn on_stack<T: Send>(
     name: &str,
     stack: usize,
     f: impl FnOnce() -> T + Send,
 ) -> std::io::Result<T> {
+    if stack_left() >= stack {
+        return Ok(f());
+    }
     std::thread::scope(|s| {
-        let thread = std::thread::Builder::new()
-            .name(name.to_string())
-            .stack_size(stack)
-            .spawn_scoped(s, f)?;
+        let thread = spawn_scoped(s, name, stack, f)?;
         Ok(thread
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     })
+}
+
+/// Starts a scoped thread named `name` with `stack` bytes of stack that
+/// [`on_stack`] calls on it can use in place (starting a thread costs more
+/// than parsing or running a small case).
+pub fn spawn_scoped<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    name: &str,
+    stack: usize,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> std::io::Result<std::thread::ScopedJoinHandle<'scope, T>> {
+    builder(name, stack).spawn_scoped(scope, given(stack, f))
+}
+
+/// [`spawn_scoped`] for a thread that may outlive its caller.
+pub fn spawn<T: Send + 'static>(
+    name: &str,
+    stack: usize,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<T>> {
+    builder(name, stack).spawn(given(stack, f))
+}
+
+fn builder(name: &str, stack: usize) -> std::thread::Builder {
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .stack_size(stack + STACK_SLACK)
+}
+
+/// `f`, run where the thread records the stack it was given.
+fn given<T>(stack: usize, f: impl FnOnce() -> T) -> impl FnOnce() -> T {
+    move || {
+        GIVEN.set(Some((stack, here())));
+        f()
+    }
+}
+
+/// Stack given beyond what a thread is asked for: room for a loop's own
+/// frames around the calls it makes in place, so that a call asking for
+/// the same stack as the thread still runs in place.
+const STACK_SLACK: usize = 1 << 20;
+
+thread_local! {
+    /// The stack [`spawn_scoped`] gave this thread (beyond the slack), and
+    /// an address near its top.
+    static GIVEN: std::cell::Cell<Option<(usize, usize)>> = const { std::cell::Cell::new(None) };
+}
+
+/// An address in the caller's frame.
+#[inline(never)]
+fn here() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// Bytes of stack left below the caller (stacks grow down on every target
+/// Rust supports but one obscure one), less the frames above the thread's
+/// marker, or 0 on a thread [`spawn_scoped`] did not start.
+fn stack_left() -> usize {
+    const ABOVE_MARKER: usize = 64 << 10;
+    match GIVEN.get() {
+        Some((given, top)) => (given + STACK_SLACK)
+            .saturating_sub(top.saturating_sub(here()))
+            .saturating_sub(ABOVE_MARKER),
+        None => 0,
+    }
 }
 
 /// The parser's count of levels (see [`crate::parser`]): `depth` is the

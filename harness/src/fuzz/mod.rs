@@ -10,7 +10,7 @@ pub mod shrink;
 
 use crate::backend::{Backend, BackendError, Execution};
 use crate::load::{load_generated, Case};
-use crate::reference_backend::{Evaluation, ReferenceBackend};
+use crate::reference_backend::{Evaluation, ReferenceBackend, REFERENCE_STACK};
 use crate::verdict::{judge_batch, judge_within, CaseResult, Verdict};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -319,16 +319,19 @@ pub fn dialect(profile: Profile, capabilities: &[String]) -> Dialect {
     Dialect::with_capabilities(language, capabilities)
 }
 
-/// `f` over `items` on up to `jobs` threads, results in order.
+/// `f` over `items` on up to `jobs` threads, results in order. The
+/// threads have the reference's stack, so that loading and running each
+/// case happen in place ([`ser_lang::nesting::on_stack`]).
 fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    if jobs <= 1 || items.len() <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(jobs);
+    let chunk = items.len().div_ceil(jobs.max(1)).max(1);
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
             .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+            .map(|part| {
+                let work = || part.iter().map(&f).collect::<Vec<R>>();
+                ser_lang::nesting::spawn_scoped(scope, "reference", REFERENCE_STACK, work)
+                    .expect("start a reference thread")
+            })
             .collect();
         handles
             .into_iter()
@@ -469,10 +472,13 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
     }) = next.take()
     {
         let (checks, backend_time, following) = std::thread::scope(|scope| {
-            let judged = scope.spawn(|| {
+            // The backend's thread has the reference's stack: an
+            // in-process backend runs each case there, in place.
+            let judged = ser_lang::nesting::spawn_scoped(scope, "backend", REFERENCE_STACK, || {
                 let started = Instant::now();
                 (diff.judge_batch(expected), started.elapsed())
-            });
+            })
+            .expect("start the backend's thread");
             let following = prepare(&mut summary);
             let (checks, took) = judged.join().expect("the backend's thread panicked");
             (checks, took, following)

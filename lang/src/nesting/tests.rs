@@ -128,3 +128,46 @@ fn the_walk_sees_every_level_without_recursing() {
     // at 3, the operators at 4.
     assert_eq!(seen, [2, 5, 6, 6, 5, 6]);
 }
+
+#[test]
+fn a_thread_with_stack_enough_runs_nested_calls_in_place() {
+    let outer = on_stack("outer", 8 << 20, || {
+        let id = std::thread::current().id();
+        let same = on_stack("inner", 4 << 20, || std::thread::current().id()).unwrap();
+        let bigger = on_stack("inner", 16 << 20, || std::thread::current().id()).unwrap();
+        (id, same, bigger)
+    })
+    .unwrap();
+    assert_eq!(outer.0, outer.1, "8 MiB left: a 4 MiB call runs in place");
+    assert_ne!(outer.0, outer.2, "a 16 MiB call gets a thread of its own");
+    assert_ne!(outer.0, std::thread::current().id());
+}
+
+#[test]
+fn stack_in_use_counts_against_a_nested_call() {
+    fn deep(levels: usize, want: usize) -> bool {
+        // About a KiB a frame, kept from being folded away.
+        let pad = std::hint::black_box([0u8; 1024]);
+        if levels == 0 {
+            let here = std::thread::current().id();
+            return on_stack("inner", want, || std::thread::current().id()).unwrap() == here
+                && pad[0] == 0;
+        }
+        deep(levels - 1, want) && pad[1] == 0
+    }
+    // 2 MiB used of 4: another 3 MiB no longer fits in place.
+    let (shallow, used) =
+        on_stack("outer", 4 << 20, || (deep(0, 3 << 20), deep(2048, 3 << 20))).unwrap();
+    assert!(shallow, "3 MiB of 4 fits at the top");
+    assert!(!used, "not below 2 MiB of frames");
+}
+
+#[test]
+fn a_call_asking_for_the_threads_own_stack_runs_in_place() {
+    let (outer, inner) = on_stack("outer", 8 << 20, || {
+        let inner = on_stack("inner", 8 << 20, || std::thread::current().id()).unwrap();
+        (std::thread::current().id(), inner)
+    })
+    .unwrap();
+    assert_eq!(outer, inner);
+}
