@@ -72,26 +72,6 @@ fn measure() {
 
     let mut reference = ReferenceBackend::new(PROFILE);
     reference.options.max_runs = MAX_RUNS;
-    {
-        use ser_reference::program::Program;
-        use ser_reference::validate::validate;
-        let (mut t_prog, mut t_val, mut t_run, mut runs) = (0f64, 0f64, 0f64, 0usize);
-        let opts = reference.options.clone();
-        for c in &cases {
-            let s = Instant::now();
-            let library = opts.profile.adapt(&c.library);
-            let program = Program::new(library).unwrap();
-            t_prog += s.elapsed().as_secs_f64();
-            let s = Instant::now();
-            let _d = validate(&program, opts.profile, &c.limits);
-            t_val += s.elapsed().as_secs_f64();
-            let s = Instant::now();
-            let r = ser_reference::run(&program, &c.scene, &c.shader_table, &c.dispatch, &opts);
-            t_run += s.elapsed().as_secs_f64();
-            runs += r.runs;
-        }
-        eprintln!("program {t_prog:.2}s validate {t_val:.2}s run {t_run:.2}s runs {runs}");
-    }
     let start = Instant::now();
     let mut completed = 0;
     for c in &cases {
