@@ -2,11 +2,12 @@
 //! with NOP `GetRayTMin` returning 1 (a mutant backend) disagrees with the
 //! reference on generated cases; the fuzzer shrinks the first such case and
 //! writes it as a regression case that fails the mutant and passes the
-//! reference. Against the reference itself it finds nothing.
+//! reference. Against the reference itself it finds nothing. A
+//! disagreement that only a batch shows is reported as such, not shrunk.
 
-use ser_harness::backend::Backend;
+use ser_harness::backend::{Backend, BackendError, Execution, Output};
 use ser_harness::fuzz::{self, Campaign, Differential};
-use ser_harness::load::load_file;
+use ser_harness::load::{load_file, Case};
 use ser_harness::mutant_backend::MutantBackend;
 use ser_harness::reference_backend::ReferenceBackend;
 use ser_harness::verdict::{judge, Verdict};
@@ -73,4 +74,64 @@ fn the_reference_agrees_with_itself() {
     assert!(summary.findings.is_empty(), "{summary}");
     assert!(summary.invalid.is_empty(), "{:?}", summary.invalid);
     assert!(summary.agree >= 30, "{summary}");
+}
+
+/// The reference, except that in a batch of more than one case it
+/// corrupts every word of the first case's buffers (as a driver might
+/// when cases share a pipeline).
+struct WrongInBatches(ReferenceBackend);
+
+impl Backend for WrongInBatches {
+    fn name(&self) -> &str {
+        "wrong-in-batches"
+    }
+    fn profile(&self) -> Profile {
+        self.0.profile()
+    }
+    fn capabilities(&self) -> Vec<String> {
+        self.0.capabilities()
+    }
+    fn run(&self, case: &Case) -> Result<Execution, BackendError> {
+        let output = self.0.run(case)?.output;
+        Ok(Execution {
+            output,
+            legal: None,
+        })
+    }
+    fn run_batch(&self, cases: &[&Case]) -> Vec<Result<Execution, BackendError>> {
+        let mut answers: Vec<_> = cases.iter().map(|c| self.run(c)).collect();
+        if let (
+            true,
+            Some(Ok(Execution {
+                output: Output::Buffers(buffers),
+                ..
+            })),
+        ) = (cases.len() > 1, answers.first_mut())
+        {
+            for w in buffers.values_mut().flatten() {
+                *w ^= 0x5a5a_5a5a;
+            }
+        }
+        answers
+    }
+}
+
+#[test]
+fn a_disagreement_only_a_batch_shows_is_reported_as_such() {
+    let profile = Profile::MaybeReorderThread0027;
+    let backend: Arc<dyn Backend> = Arc::new(WrongInBatches(ReferenceBackend::new(profile)));
+    let c = Campaign {
+        batch: 4,
+        ..campaign("fuzz-batch-only", 16)
+    };
+    let summary = fuzz::run(&c, &Differential::new(backend, None)).expect("runs");
+    assert!(!summary.findings.is_empty(), "{summary}");
+    for f in &summary.findings {
+        assert_eq!(f.shrink_steps, 0, "not shrunk: {f:?}");
+        let text = std::fs::read_to_string(&f.file).expect("written");
+        assert!(
+            text.contains("disagreed in a batch of 4 and agrees alone"),
+            "{text}"
+        );
+    }
 }

@@ -549,14 +549,18 @@ fn shrink_and_write(
     original: &Generated,
 ) -> std::io::Result<Finding> {
     let origin_text = origin(campaign.seed, n, original);
-    let describe = |d: &Disagreement, shrunk: Option<(usize, &Generated)>| {
+    let describe = |d: &Disagreement, shrunk: Shrunk| {
+        let before = gen::describe(&original.program);
         let how = match shrunk {
-            Some((steps, small)) => format!(
-                "{}, shrunk in {steps} step(s) to {}",
-                gen::describe(&original.program),
+            Shrunk::Tried(tries, small) => format!(
+                "{before}, {tries} shrinking tries, leaving {}",
                 gen::describe(&small.program)
             ),
-            None => format!("{}, not shrunk", gen::describe(&original.program)),
+            Shrunk::NotYet => format!("{before}, not shrunk"),
+            Shrunk::AgreesAlone => format!(
+                "{before}; it disagreed in a batch of {} and agrees alone, so it depends on the cases run with it and was not shrunk",
+                campaign.batch
+            ),
         };
         format!(
             "Found by `ser-conformance fuzz --seed {}` against backend `{}` (case {n}; {how}). The backend's verdict was {}: {}",
@@ -568,7 +572,32 @@ fn shrink_and_write(
     };
     // Written before shrinking, so that a campaign stopped while it shrinks
     // (a device's time limit) keeps what it found.
-    let file = write_finding(campaign, name, &found, describe(&found, None))?;
+    let file = write_finding(campaign, name, &found, describe(&found, Shrunk::NotYet))?;
+    let same = |check: Check, verdict: Verdict| match check {
+        Check::Disagree(d) if d.verdict == verdict => Some(d),
+        _ => None,
+    };
+    // Shrinking judges one case at a time: a disagreement found in a batch
+    // is first checked alone, and one that then agrees is a finding about
+    // the batch (cases sharing a pipeline or a submission), kept as found.
+    let alone = || diff.check(name, gen::program_case(name, &origin_text, original));
+    if campaign.batch > 1 && same(alone(), found.verdict).is_none() {
+        let file = write_finding(
+            campaign,
+            name,
+            &found,
+            describe(&found, Shrunk::AgreesAlone),
+        )?;
+        let statements = gen::describe(&original.program);
+        return Ok(Finding {
+            case: n,
+            verdict: found.verdict,
+            message: found.message,
+            file,
+            shrink_steps: 0,
+            statements: (statements.clone(), statements),
+        });
+    }
     // A step of shrinking a hang or a crash costs a time limit or a fresh
     // process: a few steps only.
     let budget = match found.verdict {
@@ -579,19 +608,20 @@ fn shrink_and_write(
     // that did: keep its judgement rather than judge it again.
     let mut last = found;
     let (small, steps) = shrink::shrink(tree, budget, |g| {
-        match diff.check(name, gen::program_case(name, &origin_text, g)) {
-            Check::Disagree(d) if d.verdict == last.verdict => {
+        let check = diff.check(name, gen::program_case(name, &origin_text, g));
+        match same(check, last.verdict) {
+            Some(d) => {
                 last = d;
                 true
             }
-            _ => false,
+            None => false,
         }
     });
     write_finding(
         campaign,
         name,
         &last,
-        describe(&last, Some((steps, &small))),
+        describe(&last, Shrunk::Tried(steps, &small)),
     )?;
     let Disagreement {
         verdict, message, ..
@@ -607,6 +637,16 @@ fn shrink_and_write(
             gen::describe(&small.program),
         ),
     })
+}
+
+/// How far a finding's case was shrunk, for its description.
+enum Shrunk<'a> {
+    /// Written as found, before shrinking.
+    NotYet,
+    /// After this many tries, the smallest case that still disagreed.
+    Tried(usize, &'a Generated),
+    /// Found in a batch, agreeing when run alone.
+    AgreesAlone,
 }
 
 /// Most shrinking steps for a hang or a crash.
