@@ -114,9 +114,9 @@ fn here() -> usize {
     std::hint::black_box(&marker) as *const u8 as usize
 }
 
-/// Bytes of stack left below the caller (stacks grow down on every target
-/// Rust supports but one obscure one), less the frames above the thread's
-/// marker, or 0 on a thread [`spawn_scoped`] did not start.
+/// Bytes of stack left below the caller (the stack grows down on the
+/// targets the suite runs on, x86-64 and AArch64), less the frames above
+/// the thread's marker, or 0 on a thread [`spawn_scoped`] did not start.
 fn stack_left() -> usize {
     const ABOVE_MARKER: usize = 64 << 10;
     match GIVEN.get() {
