@@ -29,8 +29,6 @@ pub struct ChoiceLog {
     /// Position in the current run.
     pos: usize,
     exhausted: bool,
-    /// Runs still needed, at least: see [`ChoiceLog::pending`].
-    pending: usize,
     /// What the choices were about, first occurrence first.
     pub reasons: Vec<&'static str>,
 }
@@ -54,27 +52,12 @@ impl ChoiceLog {
             if taken + 1 < of {
                 self.prefix = self.taken.iter().map(|(t, _)| *t).collect();
                 self.prefix.push(taken + 1);
-                // The next sequence, the alternatives after it at its
-                // choice, and those not yet taken at every choice before.
-                let before: usize = self.taken.iter().map(|(t, of)| of - 1 - t).sum();
-                self.pending = 1 + (of - 2 - taken) + before;
                 return true;
             }
         }
         self.exhausted = true;
         self.prefix.clear();
-        self.pending = 0;
         false
-    }
-
-    /// After [`ChoiceLog::advance`], the fewest runs this thread still
-    /// needs: each alternative not yet taken at a choice of the run just
-    /// ended starts a sequence of its own. Exact as a lower bound while the
-    /// choices a thread meets do not depend on its neighbours' choices (they
-    /// can, through memory); the driver uses it only to stop early an
-    /// exploration that would pass its run limit anyway.
-    pub fn pending(&self) -> usize {
-        self.pending
     }
 }
 
@@ -125,49 +108,5 @@ mod tests {
             }
         }
         assert_eq!(seen, vec![(0, 0), (1, 0), (1, 1), (1, 2)]);
-    }
-
-    #[test]
-    fn pending_counts_one_run_per_alternative_not_taken() {
-        // Three choices of 2, 3 and 2 alternatives on every path: 12
-        // sequences. After the first run, the alternatives not taken are
-        // 1 + 2 + 1; the next sequence is one of them: 4 runs at least.
-        let mut log = ChoiceLog::default();
-        let mut runs = 0;
-        loop {
-            log.start_run();
-            log.choose(2, "a");
-            log.choose(3, "b");
-            log.choose(2, "c");
-            runs += 1;
-            if !log.advance() {
-                assert_eq!(log.pending(), 0);
-                break;
-            }
-            if runs == 1 {
-                assert_eq!(log.pending(), 4);
-            }
-            assert!(runs + log.pending() <= 12, "{runs} + {}", log.pending());
-            assert!(log.pending() >= 1);
-        }
-        assert_eq!(runs, 12);
-    }
-
-    #[test]
-    fn pending_is_a_lower_bound_when_paths_differ() {
-        let mut log = ChoiceLog::default();
-        let mut runs = 0;
-        loop {
-            log.start_run();
-            if log.choose(2, "a") == 1 {
-                log.choose(4, "b");
-            }
-            runs += 1;
-            if !log.advance() {
-                break;
-            }
-            assert!(runs + log.pending() <= 5, "{runs} + {}", log.pending());
-        }
-        assert_eq!(runs, 5);
     }
 }

@@ -189,14 +189,11 @@ fn explore(
         if !more {
             break;
         }
-        // The threads walk together: the runs still needed are at least
-        // the most any one thread still needs.
-        let needed = runs + logs.iter().map(ChoiceLog::pending).max().unwrap_or(1);
-        if needed > world.options.max_runs {
+        if runs >= world.options.max_runs {
             let f = Fault::new(
                 FaultCode::TooManyOutcomes,
                 format!(
-                    "more than {} runs would be needed to explore every implementation choice (at least {needed}: the alternatives not yet taken at the choices met in {runs} run(s))",
+                    "more than {} runs would be needed to explore every implementation choice",
                     world.options.max_runs
                 ),
             );
