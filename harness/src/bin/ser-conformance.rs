@@ -16,13 +16,6 @@
 //! ```
 
 use clap::{Parser, Subcommand};
-
-/// mimalloc rather than the system's allocator: the reference allocates a
-/// value or a future per expression, and glibc's malloc took a quarter of
-/// its time (`cargo bench -p ser-harness --bench generated`: 1.6 times the
-/// cases/s through the reference).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use ser_harness::backend::Backend;
 use ser_harness::baseline::Baseline;
 use ser_harness::console;
@@ -40,6 +33,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// mimalloc rather than the system's allocator: the reference allocates a
+/// value or a future per expression, and glibc's malloc took a quarter of
+/// its time (`cargo bench -p ser-harness --bench generated`: 1.6 times the
+/// cases/s through the reference). Set per binary, not in the library:
+/// the backends' binaries and the sanitizer-built fuzz targets link it too.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(

@@ -580,27 +580,14 @@ fn shrink_and_write(
     // Shrinking judges one case at a time: a disagreement found in a batch
     // is first checked alone, and one that then agrees is a finding about
     // the batch (cases sharing a pipeline or a submission), kept as found.
-    let alone = || diff.check(name, gen::program_case(name, &origin_text, original));
-    if campaign.batch > 1 && same(alone(), found.verdict).is_none() {
-        let file = write_finding(
-            campaign,
-            name,
-            &found,
-            describe(&found, Shrunk::AgreesAlone),
-        )?;
-        let statements = gen::describe(&original.program);
-        return Ok(Finding {
-            case: n,
-            verdict: found.verdict,
-            message: found.message,
-            file,
-            shrink_steps: 0,
-            statements: (statements.clone(), statements),
-        });
-    }
+    let batch_only = campaign.batch > 1 && {
+        let alone = diff.check(name, gen::program_case(name, &origin_text, original));
+        same(alone, found.verdict).is_none()
+    };
     // A step of shrinking a hang or a crash costs a time limit or a fresh
     // process: a few steps only.
     let budget = match found.verdict {
+        _ if batch_only => 0,
         Verdict::Timeout | Verdict::Crash => campaign.shrink_budget.min(HANG_SHRINK_STEPS),
         _ => campaign.shrink_budget,
     };
@@ -617,12 +604,12 @@ fn shrink_and_write(
             None => false,
         }
     });
-    write_finding(
-        campaign,
-        name,
-        &last,
-        describe(&last, Shrunk::Tried(steps, &small)),
-    )?;
+    let shrunk = if batch_only {
+        Shrunk::AgreesAlone
+    } else {
+        Shrunk::Tried(steps, &small)
+    };
+    write_finding(campaign, name, &last, describe(&last, shrunk))?;
     let Disagreement {
         verdict, message, ..
     } = last;
