@@ -130,8 +130,60 @@ fn a_disagreement_only_a_batch_shows_is_reported_as_such() {
         assert_eq!(f.shrink_steps, 0, "not shrunk: {f:?}");
         let text = std::fs::read_to_string(&f.file).expect("written");
         assert!(
-            text.contains("disagreed in a batch of 4 and agrees alone"),
+            text.contains("disagreed in a batch of 4 and agrees alone")
+                && text.contains(
+                    "--cases 4 --batch 4`, with the same `--backends`, runs its batch again"
+                ),
             "{text}"
         );
     }
+}
+
+/// `--first K` runs the cases a campaign from 0 makes from case K on: the
+/// same names and the same programs (how a batch-only finding's batch is
+/// run again).
+#[test]
+fn a_campaign_from_case_k_makes_the_cases_a_whole_campaign_makes_there() {
+    let profile = Profile::MaybeReorderThread0027;
+    let reference: Arc<dyn Backend> = Arc::new(ReferenceBackend::new(profile));
+    let emitted = |name: &str, first: u64, cases: u64| {
+        let dir = ser_tests::scratch(name);
+        let c = Campaign {
+            first,
+            emit: Some(dir.join("emit")),
+            ..campaign(&format!("{name}-out"), cases)
+        };
+        let summary = fuzz::run(&c, &Differential::new(reference.clone(), None)).expect("runs");
+        assert!(summary.findings.is_empty(), "{summary}");
+        let mut files: Vec<(String, String)> = std::fs::read_dir(dir.join("emit"))
+            .expect("emitted")
+            .map(|e| {
+                let path = e.expect("entry").path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(&path).expect("reads"))
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let whole = emitted("fuzz-first-whole", 0, 12);
+    let later = emitted("fuzz-first-later", 7, 5);
+    let tail: Vec<_> = whole
+        .iter()
+        .filter(|(name, _)| {
+            let n: u64 = name
+                .trim_end_matches(".json")
+                .rsplit("case")
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("a numbered case");
+            n >= 7
+        })
+        .cloned()
+        .collect();
+    assert!(
+        !later.is_empty(),
+        "the reference decides some of cases 7 to 11"
+    );
+    assert_eq!(later, tail);
 }

@@ -76,10 +76,53 @@ fn compile_glsl(stage: &str, file: &str, out: &str) -> ExitCode {
     }
 }
 
+/// `ser-vulkan --batch DIR`: runs every case under DIR as one batch (one
+/// submission; `SER_VULKAN_PIPELINE_THREADS=1` makes it one pipeline) and
+/// prints each verdict: to run a batch-only finding again with the cases
+/// it ran with, or with fewer of them. Exit 0 when every case passes.
+fn batch(dir: &str) -> ExitCode {
+    let mut cases = Vec::new();
+    for c in ser_harness::load::load_dir(std::path::Path::new(dir)) {
+        match c {
+            Ok(c) => cases.push(std::sync::Arc::new(c)),
+            Err(e) => {
+                eprintln!("ser-vulkan: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let backend = VulkanBackend::new();
+    if let Err(e) = backend.device() {
+        eprintln!("ser-vulkan: no Vulkan device to run cases on: {e}");
+        return ExitCode::from(2);
+    }
+    let backend: std::sync::Arc<dyn Backend> = std::sync::Arc::new(backend);
+    let results = ser_harness::verdict::judge_batch(&cases, &backend, None);
+    let failed = results.iter().filter(|r| r.verdict.is_failure()).count();
+    for r in &results {
+        println!("{} {}: {}", r.verdict.name(), r.id, r.message);
+    }
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for r in &results {
+        match counts.iter_mut().find(|(n, _)| *n == r.verdict.name()) {
+            Some((_, k)) => *k += 1,
+            None => counts.push((r.verdict.name(), 1)),
+        }
+    }
+    let counts: Vec<String> = counts.iter().map(|(n, k)| format!("{k} {n}")).collect();
+    println!("{} ({}): {failed} failed", results.len(), counts.join(", "));
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     match args.as_slice() {
         [_, flag, dir, id] if flag == "--emit" => return emit(dir, id),
+        [_, flag, dir] if flag == "--batch" => return batch(dir),
         [_, flag, count, batch, rest @ ..] if flag == "--bench-batch" => {
             let only_batched = rest == ["--batched-only"];
             let (Ok(count), Ok(batch), true) = (

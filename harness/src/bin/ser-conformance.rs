@@ -181,6 +181,11 @@ struct FuzzArgs {
     /// The generators' seed: the same seed gives the same cases.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Start at this case: the cases before it are generated and dropped,
+    /// so the cases run are those a campaign from 0 makes there (to run
+    /// again the batch a finding came from).
+    #[arg(long, default_value_t = 0)]
+    first: u64,
     /// Most top-level statements of a generated program.
     #[arg(long, default_value_t = 8)]
     max_statements: usize,
@@ -428,6 +433,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
     let campaign = Campaign {
         cases: args.cases,
         seed: args.seed,
+        first: args.first,
         max_statements: args.max_statements,
         out: args
             .out

@@ -28,6 +28,10 @@ pub struct Campaign {
     /// Generated cases to run.
     pub cases: u64,
     pub seed: u64,
+    /// The first case's number: the cases before it are generated and
+    /// dropped, so that case `first` is the case a campaign from 0 makes
+    /// there (to run again the batch a finding came from).
+    pub first: u64,
     /// Most statements of a generated program's top level.
     pub max_statements: usize,
     /// Where regression cases are written.
@@ -62,6 +66,7 @@ impl Campaign {
         Campaign {
             cases,
             seed,
+            first: 0,
             max_statements: 8,
             out,
             shrink_budget: 256,
@@ -425,16 +430,21 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
         diff.dialect(campaign.capabilities.as_deref()),
     );
     let mut runner = runner(campaign.seed);
+    for _ in 0..campaign.first {
+        // A generator that gives up has drawn from the RNG all the same.
+        let _ = strategy.new_tree(&mut runner);
+    }
     let bar = progress_bar(campaign);
     let mut summary = Summary::default();
-    // The next case's number.
-    let mut n: u64 = 0;
+    // The next case's number, and the number after the last.
+    let mut n: u64 = campaign.first;
+    let end = campaign.first.saturating_add(campaign.cases);
     let mut prepare = |summary: &mut Summary| -> std::io::Result<Option<Prepared>> {
-        if n >= campaign.cases || campaign.max_time.is_some_and(|t| start.elapsed() >= t) {
+        if n >= end || campaign.max_time.is_some_and(|t| start.elapsed() >= t) {
             return Ok(None);
         }
         let started = Instant::now();
-        let size = (campaign.cases - n).min(campaign.batch.max(1) as u64);
+        let size = (end - n).min(campaign.batch.max(1) as u64);
         let mut made: Vec<(u64, BoxedTree)> = Vec::new();
         for k in n..n + size {
             match strategy.new_tree(&mut runner) {
@@ -557,10 +567,13 @@ fn shrink_and_write(
                 gen::describe(&small.program)
             ),
             Shrunk::NotYet => format!("{before}, not shrunk"),
-            Shrunk::AgreesAlone => format!(
-                "{before}; it disagreed in a batch of {} and agrees alone, so it depends on the cases run with it and was not shrunk",
-                campaign.batch
-            ),
+            Shrunk::AgreesAlone => {
+                let b = campaign.batch.max(1) as u64;
+                let first = campaign.first + (n - campaign.first) / b * b;
+                format!(
+                    "{before}; it disagreed in a batch of {b} and agrees alone, so it depends on the cases run with it and was not shrunk; `--first {first} --cases {b} --batch {b}`, with the same `--backends`, runs its batch again"
+                )
+            }
         };
         format!(
             "Found by `ser-conformance fuzz --seed {}` against backend `{}` (case {n}; {how}). The backend's verdict was {}: {}",

@@ -232,9 +232,13 @@ impl Gpu {
             self.write_set(set, &jobs[*j], scenes[scene_of[*j]].0.tlas, b);
         }
         let pending: Vec<&PendingScene> = scenes.iter().filter_map(|s| s.1.as_ref().ok()).collect();
+        let serial = serial_traces();
         let r = self.submit(|cmd| {
             self.record_builds(cmd, &pending);
-            for ((j, p, rg, _), &set) in ready.iter().zip(&sets) {
+            for (i, ((j, p, rg, _), &set)) in ready.iter().zip(&sets).enumerate() {
+                if serial && i > 0 {
+                    self.record_trace_barrier(cmd);
+                }
                 self.record_trace(cmd, &jobs[*j], p, &p.raygen_regions[*rg], set);
             }
             self.record_host_barrier(cmd);
@@ -242,4 +246,11 @@ impl Gpu {
         unsafe { d.destroy_descriptor_pool(pool, None) };
         r
     }
+}
+
+/// `SER_VULKAN_SERIAL_TRACES=1`: a barrier between one case's trace and
+/// the next, so that no two run at once (for triage: a disagreement that
+/// goes away with it depends on traces overlapping).
+fn serial_traces() -> bool {
+    std::env::var("SER_VULKAN_SERIAL_TRACES").is_ok_and(|v| v == "1")
 }
