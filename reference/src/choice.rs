@@ -40,6 +40,16 @@ impl ChoiceLog {
         self.pos = 0;
     }
 
+    /// How many runs the walk would take if, at every choice met in the
+    /// current run, each alternative led to as many sequences as the one
+    /// taken: the product of the alternatives along the path (Knuth's
+    /// estimate of a tree's size from one path), saturating.
+    pub fn estimated_sequences(&self) -> u64 {
+        self.taken
+            .iter()
+            .fold(1u64, |n, &(_, of)| n.saturating_mul(of as u64))
+    }
+
     /// Moves to the next unexplored sequence; returns `false` when this
     /// thread has taken every sequence. An exhausted log replays its first
     /// sequence, so that a thread with fewer paths than its neighbours still
@@ -108,5 +118,23 @@ mod tests {
             }
         }
         assert_eq!(seen, vec![(0, 0), (1, 0), (1, 1), (1, 2)]);
+    }
+
+    #[test]
+    fn estimates_from_the_path_taken() {
+        let mut log = ChoiceLog::default();
+        log.start_run();
+        assert_eq!(log.estimated_sequences(), 1);
+        log.choose(3, "a");
+        log.choose(2, "b");
+        assert_eq!(log.estimated_sequences(), 6);
+        log.advance();
+        log.start_run();
+        log.choose(3, "a");
+        assert_eq!(log.estimated_sequences(), 3, "only the current run's path");
+        for _ in 0..80 {
+            log.choose(4, "c");
+        }
+        assert_eq!(log.estimated_sequences(), u64::MAX, "saturates");
     }
 }
