@@ -299,8 +299,11 @@ mod tests {
     #[test]
     fn stops_at_the_limit_or_when_one_thread_estimates_past_its_margin() {
         let small = log_with(&[2, 2]);
-        assert_eq!(too_many_runs(&[small.clone()], 3, 4), None);
-        assert!(too_many_runs(&[small.clone()], 4, 4).is_some(), "the limit");
+        assert_eq!(too_many_runs(std::slice::from_ref(&small), 3, 4), None);
+        assert!(
+            too_many_runs(std::slice::from_ref(&small), 4, 4).is_some(),
+            "the limit"
+        );
         // 4 x 3 x 2 = 24 is within 8 x 4 = 32; 4 x 4 x 3 = 48 is past it.
         assert_eq!(
             too_many_runs(&[small.clone(), log_with(&[4, 3, 2])], 1, 4),
