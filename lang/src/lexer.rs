@@ -41,85 +41,132 @@ const PUNCTS: &[&str] = &[
     "-", "*", "/", "%", "&", "|", "^", "!", "~", "<", ">", "=",
 ];
 
+/// Where the lexer is in the text: a byte offset, and the line and column
+/// (in characters) it stands at.
+struct Cursor<'s> {
+    src: &'s str,
+    i: usize,
+    line: u32,
+    col: u32,
+}
+
+impl Cursor<'_> {
+    fn at_end(&self) -> bool {
+        self.i >= self.src.len()
+    }
+
+    /// The byte `k` bytes ahead (0 past the end): everything the lexer
+    /// tells apart by a byte is ASCII.
+    fn byte(&self, k: usize) -> u8 {
+        self.src.as_bytes().get(self.i + k).copied().unwrap_or(0)
+    }
+
+    fn char(&self) -> char {
+        self.src[self.i..].chars().next().expect("not at the end")
+    }
+
+    fn span(&self) -> Span {
+        Span::new(self.line, self.col)
+    }
+
+    /// Moves past `n` bytes, which end on a character boundary.
+    fn advance(&mut self, n: usize) {
+        for &b in &self.src.as_bytes()[self.i..self.i + n] {
+            if b == b'\n' {
+                self.line += 1;
+                self.col = 1;
+            } else if b & 0xC0 != 0x80 {
+                // Not a UTF-8 continuation byte: a character starts here.
+                self.col += 1;
+            }
+        }
+        self.i += n;
+    }
+
+    /// Moves past the bytes for which `f` holds.
+    fn advance_while(&mut self, f: impl Fn(u8) -> bool) {
+        let n = self.src.as_bytes()[self.i..]
+            .iter()
+            .take_while(|b| f(**b))
+            .count();
+        self.advance(n);
+    }
+}
+
+/// The punctuation `rest` starts with, longest match first.
+fn punctuation(rest: &[u8]) -> Option<&'static str> {
+    // `PUNCTS` by first byte (all of it is ASCII), each list longest first
+    // as `PUNCTS` is: the lexer meets punctuation at almost every token.
+    static BY_FIRST: std::sync::OnceLock<Vec<Vec<&'static str>>> = std::sync::OnceLock::new();
+    let by_first = BY_FIRST.get_or_init(|| {
+        let mut table = vec![Vec::new(); 128];
+        for p in PUNCTS {
+            table[usize::from(p.as_bytes()[0])].push(*p);
+        }
+        table
+    });
+    by_first
+        .get(usize::from(rest[0]))?
+        .iter()
+        .find(|p| rest.starts_with(p.as_bytes()))
+        .copied()
+}
+
 /// Splits shader text into tokens; comments and whitespace are dropped.
 pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
-    let chars: Vec<char> = src.chars().collect();
     let mut out = Vec::new();
-    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
-    let advance = |i: &mut usize, line: &mut u32, col: &mut u32, n: usize| {
-        for _ in 0..n {
-            if chars[*i] == '\n' {
-                *line += 1;
-                *col = 1;
-            } else {
-                *col += 1;
-            }
-            *i += 1;
-        }
+    let mut at = Cursor {
+        src,
+        i: 0,
+        line: 1,
+        col: 1,
     };
-    while i < chars.len() {
-        let c = chars[i];
-        let span = Span::new(line, col);
-        if c.is_whitespace() {
-            advance(&mut i, &mut line, &mut col, 1);
-        } else if c == '/' && chars.get(i + 1) == Some(&'/') {
-            while i < chars.len() && chars[i] != '\n' {
-                advance(&mut i, &mut line, &mut col, 1);
-            }
-        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
-            advance(&mut i, &mut line, &mut col, 2);
-            loop {
-                if i + 1 >= chars.len() {
-                    return Err(ParseError::new(span, "unterminated `/*` comment"));
-                }
-                if chars[i] == '*' && chars[i + 1] == '/' {
-                    advance(&mut i, &mut line, &mut col, 2);
-                    break;
-                }
-                advance(&mut i, &mut line, &mut col, 1);
-            }
+    while !at.at_end() {
+        let c = at.char();
+        let span = at.span();
+        if c.is_ascii_whitespace() {
+            at.advance_while(|b| b.is_ascii_whitespace());
+        } else if c.is_whitespace() {
+            at.advance(c.len_utf8());
+        } else if c == '/' && at.byte(1) == b'/' {
+            at.advance_while(|b| b != b'\n');
+        } else if c == '/' && at.byte(1) == b'*' {
+            at.advance(2);
+            let Some(len) = src[at.i..].find("*/") else {
+                return Err(ParseError::new(span, "unterminated `/*` comment"));
+            };
+            at.advance(len + 2);
         } else if c.is_ascii_alphabetic() || c == '_' {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                advance(&mut i, &mut line, &mut col, 1);
-            }
+            let start = at.i;
+            at.advance_while(|b| b.is_ascii_alphanumeric() || b == b'_');
             out.push(Token {
-                tok: Tok::Ident(chars[start..i].iter().collect()),
+                tok: Tok::Ident(src[start..at.i].to_string()),
                 span,
             });
-        } else if c.is_ascii_digit()
-            || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
-        {
-            let (tok, len) = number(&chars[i..]).map_err(|m| ParseError::new(span, m))?;
-            advance(&mut i, &mut line, &mut col, len);
+        } else if c.is_ascii_digit() || (c == '.' && at.byte(1).is_ascii_digit()) {
+            let (tok, len) =
+                number(&src.as_bytes()[at.i..]).map_err(|m| ParseError::new(span, m))?;
+            at.advance(len);
             out.push(Token { tok, span });
         } else if c == '"' {
-            let start = i + 1;
-            let mut end = start;
-            while end < chars.len() && chars[end] != '"' && chars[end] != '\n' {
-                end += 1;
-            }
-            if end >= chars.len() || chars[end] != '"' {
+            let rest = &src[at.i + 1..];
+            let Some(len) = rest
+                .find(['"', '\n'])
+                .filter(|&n| rest.as_bytes()[n] == b'"')
+            else {
                 return Err(ParseError::new(span, "unterminated string"));
-            }
-            let s: String = chars[start..end].iter().collect();
-            let n = end + 1 - i;
-            advance(&mut i, &mut line, &mut col, n);
+            };
             out.push(Token {
-                tok: Tok::Str(s),
+                tok: Tok::Str(rest[..len].to_string()),
                 span,
             });
+            at.advance(len + 2);
         } else {
-            let rest = &chars[i..];
-            let starts =
-                |p: &str| p.len() <= rest.len() && p.chars().zip(rest).all(|(a, b)| a == *b);
-            // Only punctuation whose first character is `c` can match (all
-            // of it is ASCII).
-            let first = |p: &str| char::from(p.as_bytes()[0]) == c;
-            let Some(p) = PUNCTS.iter().find(|p| first(p) && starts(p)) else {
+            let rest = &src.as_bytes()[at.i..];
+            let Some(p) = punctuation(rest) else {
                 return Err(ParseError::new(span, format!("unexpected character `{c}`")));
             };
-            advance(&mut i, &mut line, &mut col, p.len());
+            at.advance(p.len());
             out.push(Token {
                 tok: Tok::Punct(p),
                 span,
@@ -128,16 +175,17 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
     }
     out.push(Token {
         tok: Tok::Eof,
-        span: Span::new(line, col),
+        span: at.span(),
     });
     Ok(out)
 }
 
 /// Lexes a numeric literal at the start of `s`; returns the token and the
 /// number of characters it used.
-fn number(s: &[char]) -> Result<(Tok, usize), String> {
-    let text = |a: usize, b: usize| -> String { s[a..b].iter().collect() };
-    if s[0] == '0' && s.get(1).is_some_and(|c| *c == 'x' || *c == 'X') {
+fn number(s: &[u8]) -> Result<(Tok, usize), String> {
+    // ASCII digits, so every slice below is text.
+    let text = |a: usize, b: usize| -> &str { std::str::from_utf8(&s[a..b]).expect("ASCII") };
+    if s[0] == b'0' && s.get(1).is_some_and(|c| *c == b'x' || *c == b'X') {
         let mut n = 2;
         while n < s.len() && s[n].is_ascii_hexdigit() {
             n += 1;
@@ -145,8 +193,8 @@ fn number(s: &[char]) -> Result<(Tok, usize), String> {
         if n == 2 {
             return Err("hexadecimal literal without digits".into());
         }
-        let value = u64::from_str_radix(&text(2, n), 16).map_err(|e| e.to_string())?;
-        let unsigned = s.get(n).is_some_and(|c| *c == 'u' || *c == 'U');
+        let value = u64::from_str_radix(text(2, n), 16).map_err(|e| e.to_string())?;
+        let unsigned = s.get(n).is_some_and(|c| *c == b'u' || *c == b'U');
         return Ok((Tok::Int(value, unsigned, true), n + usize::from(unsigned)));
     }
     let mut n = 0;
@@ -154,16 +202,16 @@ fn number(s: &[char]) -> Result<(Tok, usize), String> {
         n += 1;
     }
     let mut is_float = false;
-    if n < s.len() && s[n] == '.' {
+    if n < s.len() && s[n] == b'.' {
         is_float = true;
         n += 1;
         while n < s.len() && s[n].is_ascii_digit() {
             n += 1;
         }
     }
-    if n < s.len() && (s[n] == 'e' || s[n] == 'E') {
+    if n < s.len() && (s[n] == b'e' || s[n] == b'E') {
         let mut m = n + 1;
-        if m < s.len() && (s[m] == '+' || s[m] == '-') {
+        if m < s.len() && (s[m] == b'+' || s[m] == b'-') {
             m += 1;
         }
         if m < s.len() && s[m].is_ascii_digit() {
@@ -176,7 +224,7 @@ fn number(s: &[char]) -> Result<(Tok, usize), String> {
     }
     let digits = text(0, n);
     match s.get(n) {
-        Some('f') | Some('F') => {
+        Some(b'f') | Some(b'F') => {
             let v: f64 = digits
                 .parse()
                 .map_err(|_| format!("bad number `{digits}`"))?;
@@ -188,7 +236,7 @@ fn number(s: &[char]) -> Result<(Tok, usize), String> {
                 .map_err(|_| format!("bad number `{digits}`"))?;
             Ok((Tok::Float(v, false), n))
         }
-        Some('u') | Some('U') => {
+        Some(b'u') | Some(b'U') => {
             let v: u64 = digits
                 .parse()
                 .map_err(|_| format!("integer `{digits}` too large"))?;
@@ -200,5 +248,61 @@ fn number(s: &[char]) -> Result<(Tok, usize), String> {
                 .map_err(|_| format!("integer `{digits}` too large"))?;
             Ok((Tok::Int(v, false, false), n))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(src: &str) -> Vec<(Tok, u32, u32)> {
+        tokenize(src)
+            .expect("lexes")
+            .into_iter()
+            .map(|t| (t.tok, t.span.line, t.span.column))
+            .collect()
+    }
+
+    fn error(src: &str) -> (String, u32, u32) {
+        let e = tokenize(src).expect_err("does not lex");
+        (e.message, e.span.line, e.span.column)
+    }
+
+    #[test]
+    fn tokens_with_their_lines_and_columns() {
+        let got =
+            toks("uint a_1 = 0x1Fu >>= 2.5f; // \u{e9}\n/* \u{e9}\n */ \"s \u{e9}\" .5 1e3 7u 1.");
+        let want = vec![
+            (Tok::Ident("uint".into()), 1, 1),
+            (Tok::Ident("a_1".into()), 1, 6),
+            (Tok::Punct("="), 1, 10),
+            (Tok::Int(0x1F, true, true), 1, 12),
+            (Tok::Punct(">>="), 1, 18),
+            (Tok::Float(2.5, true), 1, 22),
+            (Tok::Punct(";"), 1, 26),
+            // A character of two bytes counts one column.
+            (Tok::Str("s \u{e9}".into()), 3, 5),
+            (Tok::Float(0.5, false), 3, 11),
+            (Tok::Float(1000.0, false), 3, 14),
+            (Tok::Int(7, true, false), 3, 18),
+            (Tok::Float(1.0, false), 3, 21),
+            (Tok::Eof, 3, 23),
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn unexpected_text_is_reported_where_it_starts() {
+        let unexpected = error("a\n  \u{e9}");
+        assert_eq!(unexpected, ("unexpected character `\u{e9}`".into(), 2, 3));
+        assert_eq!(error("x /* y *").1, 1);
+        assert_eq!(error("x /* y *").2, 3);
+        assert_eq!(error("x /* y *").0, "unterminated `/*` comment");
+        assert_eq!(error("\"ab\ncd\"").0, "unterminated string");
+        assert_eq!(error("0x").0, "hexadecimal literal without digits");
+        assert_eq!(
+            error("99999999999999999999").0,
+            "integer `99999999999999999999` too large"
+        );
     }
 }

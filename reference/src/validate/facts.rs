@@ -18,8 +18,33 @@ pub struct Facts {
     pub undefined: HashSet<String>,
 }
 
+/// The facts of every function of a program, worked out once for all the
+/// rules that need them.
+pub struct ProgramFacts<'p>(HashMap<&'p str, Facts>);
+
+impl<'p> ProgramFacts<'p> {
+    pub fn of(program: &'p Program) -> ProgramFacts<'p> {
+        ProgramFacts(
+            program
+                .library
+                .items
+                .iter()
+                .filter_map(|item| match item {
+                    Item::Function(f) => Some((f.name.as_str(), Facts::of(program, f))),
+                    _ => None,
+                })
+                .collect(),
+        )
+    }
+
+    /// The facts of one of the program's functions.
+    pub fn function(&self, f: &FunctionDecl) -> &Facts {
+        &self.0[f.name.as_str()]
+    }
+}
+
 impl Facts {
-    pub fn of(program: &Program, f: &FunctionDecl) -> Facts {
+    fn of(program: &Program, f: &FunctionDecl) -> Facts {
         let mut facts = Facts {
             types: f
                 .params

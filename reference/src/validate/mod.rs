@@ -241,10 +241,12 @@ impl Default for Limits {
 
 /// The diagnostics of a program under a profile, in source order.
 pub fn validate(program: &Program, profile: Profile, limits: &Limits) -> Vec<Diagnostic> {
+    let facts = facts::ProgramFacts::of(program);
     let mut v = Validator {
         program,
         profile,
         limits,
+        facts: &facts,
         out: Vec::new(),
     };
     stages::check(&mut v);
@@ -272,6 +274,7 @@ struct Validator<'p> {
     program: &'p Program,
     profile: Profile,
     limits: &'p Limits,
+    facts: &'p facts::ProgramFacts<'p>,
     out: Vec<Diagnostic>,
 }
 

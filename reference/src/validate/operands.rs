@@ -18,12 +18,8 @@ pub fn check(v: &mut Validator) {
     let program = v.program;
     for item in &program.library.items {
         if let Item::Function(f) = item {
-            let facts = Facts::of(program, f);
-            let mut c = Calls {
-                v,
-                f,
-                facts: &facts,
-            };
+            let facts = v.facts.function(f);
+            let mut c = Calls { v, f, facts };
             ser_lang::visit::function_exprs(f, &mut |e| c.expr(e));
         }
     }

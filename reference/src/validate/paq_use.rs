@@ -13,7 +13,7 @@
 //!   (`dxr.paq.sequence.intersection_has_no_payload`): one that declares a
 //!   payload parameter is an error.
 
-use super::facts::{payload_operand, Facts};
+use super::facts::payload_operand;
 use super::{DiagCode, Validator};
 use crate::payload::is_raypayload;
 use crate::program::Stage;
@@ -48,7 +48,7 @@ pub fn check(v: &mut Validator) {
             ),
             _ => {}
         }
-        let facts = Facts::of(program, f);
+        let facts = v.facts.function(f);
         let mut operands = Vec::new();
         ser_lang::visit::function_exprs(f, &mut |e| {
             if let Some(t) = payload_operand(e).and_then(|p| facts.type_of(program, p)) {

@@ -18,16 +18,16 @@ pub fn check(v: &mut Validator) {
     let program = v.program;
     for item in &program.library.items {
         let Item::Function(f) = item else { continue };
-        let facts = Facts::of(program, f);
+        let facts = v.facts.function(f);
         for ty in ser_lang::visit::function_types(f) {
             let mut t = ty;
             while let Type::Array(element, _) = t {
                 t = element;
             }
             if let Type::RayQuery(flags, query_flags) = t {
-                template_argument(v, f, &facts, flags, true);
+                template_argument(v, f, facts, flags, true);
                 if let Some(q) = query_flags {
-                    template_argument(v, f, &facts, q, false);
+                    template_argument(v, f, facts, q, false);
                 }
             }
         }

@@ -9,7 +9,6 @@
 //! called in raygeneration, closesthit and miss shaders only
 //! (`sbt.dxr.traceray_callable_stages`, `sbt.vulkan.tracenv_callable_stages`).
 
-use super::facts::Facts;
 use super::{DiagCode, Validator};
 use crate::mutation::{self, Mutation};
 use crate::program::Stage;
@@ -93,7 +92,7 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
             .filter(|p| holds(&p.ty))
             .map(|p| p.name.clone())
             .collect();
-        for (name, ty, span) in Facts::of(program, f).decls {
+        for (name, ty, span) in v.facts.function(f).decls.iter().cloned() {
             if holds(&ty) {
                 uses.push((span, format!("the HitObject variable `{name}`")));
                 holders.push(name);

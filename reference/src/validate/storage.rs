@@ -6,7 +6,6 @@
 //! HitObject type" (`ser_rt.hit_object.type.storage_restrictions_structured_buffers_payload_structs`),
 //! so under it groupshared memory and attributes are not diagnosed.
 
-use super::facts::Facts;
 use super::{DiagCode, Validator};
 use crate::mutation::{self, Mutation};
 use crate::profile::Profile;
@@ -64,7 +63,7 @@ pub fn check(v: &mut Validator) {
                 if matches!(stage, Some(Stage::AnyHit | Stage::ClosestHit)) {
                     attributes.extend(param(1));
                 }
-                let facts = Facts::of(program, f);
+                let facts = v.facts.function(f);
                 let ty =
                     |e: Option<&ser_lang::ast::Expr>| e.and_then(|e| facts.type_of(program, e));
                 ser_lang::visit::function_exprs(f, &mut |e| match &e.kind {
