@@ -306,6 +306,22 @@ pub fn walk<'a>(body: &'a Block, mut f: impl FnMut(Node<'a>, usize)) {
     }
 }
 
+/// Calls `f` on every statement of a function body, in [`walk`]'s order,
+/// without going into expressions (no statement sits inside one): for
+/// scans of declarations.
+pub fn statements<'a>(body: &'a Block, mut f: impl FnMut(&'a Stmt)) {
+    let mut stack: Vec<&'a Stmt> = body.stmts.iter().rev().collect();
+    let mut children = Vec::new();
+    while let Some(s) = stack.pop() {
+        f(s);
+        Node::Stmt(s).children(&mut children);
+        stack.extend(children.drain(..).rev().filter_map(|c| match c {
+            Node::Stmt(s) => Some(s),
+            Node::Expr(_) => None,
+        }));
+    }
+}
+
 /// The depth of the deepest node of a function body, and that node (none
 /// for an empty body).
 pub fn deepest(body: &Block) -> (usize, Option<Node<'_>>) {

@@ -130,12 +130,8 @@ pub fn types(lib: &Library) -> impl Iterator<Item = &Type> {
 pub fn function_types(func: &FunctionDecl) -> Vec<&Type> {
     let mut out = vec![&func.return_type];
     out.extend(func.params.iter().map(|p| &p.ty));
-    crate::nesting::walk(&func.body, |node, _| {
-        if let crate::nesting::Node::Stmt(Stmt {
-            kind: StmtKind::Decl(d),
-            ..
-        }) = node
-        {
+    crate::nesting::statements(&func.body, |s| {
+        if let StmtKind::Decl(d) = &s.kind {
             out.push(&d.ty);
         }
     });

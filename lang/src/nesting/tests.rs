@@ -171,3 +171,23 @@ fn a_call_asking_for_the_threads_own_stack_runs_in_place() {
     .unwrap();
     assert_eq!(outer, inner);
 }
+
+#[test]
+fn statements_are_the_walks_statements_in_its_order() {
+    let lib = parse(&library(
+        "uint a = 1; if (x) { uint b = a; } else while (x) { x = x + 1; } \
+         for (uint i = 0; i < 2; i++) { do { return x; } while (x); } return a;",
+    ))
+    .expect("parses");
+    let body = function_body(&lib);
+    let mut walked = Vec::new();
+    walk(body, |node, _| {
+        if let Node::Stmt(s) = node {
+            walked.push(s as *const Stmt);
+        }
+    });
+    let mut statements = Vec::new();
+    super::statements(body, |s| statements.push(s as *const Stmt));
+    assert_eq!(statements, walked);
+    assert_eq!(statements.len(), 14);
+}

@@ -64,6 +64,19 @@ fn project(v: &Value, step: &Step) -> Ex<Value> {
     }
 }
 
+/// The part of `v` at the end of `steps`. Fields and elements are followed
+/// in place, so only the part read is copied.
+fn read_path(v: &Value, steps: &[Step]) -> Ex<Value> {
+    let Some((step, rest)) = steps.split_first() else {
+        return Ok(v.clone());
+    };
+    match (v, step) {
+        (Value::Struct { fields, .. }, Step::Field(i)) => read_path(&fields[*i], rest),
+        (Value::Array(items), Step::Index(i)) if *i < items.len() => read_path(&items[*i], rest),
+        _ => read_path(&project(v, step)?, rest),
+    }
+}
+
 /// Writes `new` at the end of `steps` inside `v`, converting it to the type
 /// already there.
 fn write_into(thread: &mut Thread, v: &mut Value, steps: &[Step], new: Value) -> Ex<()> {
@@ -212,17 +225,16 @@ impl<'a> Thread<'a> {
     }
 
     pub fn read_place(&mut self, p: &Place) -> Ex<Value> {
-        let mut v = match &p.root {
-            Root::Local(n) => self
-                .local_mut(n)
-                .expect("checked when the place was made")
-                .clone(),
-            Root::Buffer(b, i) => self.shared.memory.borrow_mut().load(self.id, *b, i)?,
-        };
-        for s in &p.steps {
-            v = project(&v, s)?;
+        match &p.root {
+            Root::Local(n) => read_path(
+                self.local_mut(n).expect("checked when the place was made"),
+                &p.steps,
+            ),
+            Root::Buffer(b, i) => {
+                let element = self.shared.memory.borrow_mut().load(self.id, *b, i)?;
+                read_path(&element, &p.steps)
+            }
         }
-        Ok(v)
     }
 
     pub fn write_place(&mut self, p: &Place, new: Value) -> Ex<()> {

@@ -8,7 +8,7 @@
 
 use super::{err, ProgramError};
 use ser_lang::ast::*;
-use ser_lang::nesting::{self, Node, MAX_NESTING};
+use ser_lang::nesting::{self, MAX_NESTING};
 use ser_lang::Span;
 use std::collections::HashMap;
 
@@ -103,17 +103,8 @@ impl Shapes {
             self.check(t, f.span, within)?;
         }
         let mut result = Ok(());
-        nesting::walk(&f.body, |node, _| {
-            if let (
-                Ok(()),
-                Node::Stmt(
-                    s @ Stmt {
-                        kind: StmtKind::Decl(d),
-                        ..
-                    },
-                ),
-            ) = (&result, node)
-            {
+        nesting::statements(&f.body, |s| {
+            if let (Ok(()), StmtKind::Decl(d)) = (&result, &s.kind) {
                 for dc in &d.declarators {
                     let ty = match dc.array_len {
                         Some(n) => Type::Array(Box::new(d.ty.clone()), n),
