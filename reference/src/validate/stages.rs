@@ -92,10 +92,10 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
             .filter(|p| holds(&p.ty))
             .map(|p| p.name.clone())
             .collect();
-        for (name, ty, span) in v.facts.function(f).decls.iter().cloned() {
-            if holds(&ty) {
-                uses.push((span, format!("the HitObject variable `{name}`")));
-                holders.push(name);
+        for (name, ty, span) in &v.facts.function(f).decls {
+            if holds(ty) {
+                uses.push((*span, format!("the HitObject variable `{name}`")));
+                holders.push(name.clone());
             }
         }
         ser_lang::visit::function_exprs(f, &mut |e| match &e.kind {

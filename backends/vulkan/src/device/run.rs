@@ -275,33 +275,39 @@ impl Gpu {
 
     /// Makes the next trace wait for the one before and see its writes.
     pub(super) fn record_trace_barrier(&self, cmd: vk::CommandBuffer) {
-        let barrier = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-            .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE);
-        unsafe {
-            self.device.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::RAY_TRACING_SHADER_KHR,
-                vk::PipelineStageFlags::RAY_TRACING_SHADER_KHR,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
-            )
-        }
+        self.record_shader_write_barrier(
+            cmd,
+            vk::PipelineStageFlags::RAY_TRACING_SHADER_KHR,
+            vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+        );
     }
 
     /// Makes the shaders' writes visible to the host reading the mapped
     /// buffers after the fence.
     pub(super) fn record_host_barrier(&self, cmd: vk::CommandBuffer) {
+        self.record_shader_write_barrier(
+            cmd,
+            vk::PipelineStageFlags::HOST,
+            vk::AccessFlags::HOST_READ,
+        );
+    }
+
+    /// A memory barrier from the ray tracing shaders' writes to `stage`'s
+    /// `access`.
+    fn record_shader_write_barrier(
+        &self,
+        cmd: vk::CommandBuffer,
+        stage: vk::PipelineStageFlags,
+        access: vk::AccessFlags,
+    ) {
         let barrier = vk::MemoryBarrier::default()
             .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
+            .dst_access_mask(access);
         unsafe {
             self.device.cmd_pipeline_barrier(
                 cmd,
                 vk::PipelineStageFlags::RAY_TRACING_SHADER_KHR,
-                vk::PipelineStageFlags::HOST,
+                stage,
                 vk::DependencyFlags::empty(),
                 &[barrier],
                 &[],
