@@ -9,11 +9,12 @@ fn every_library_round_trips_through_the_printer() {
         .into_iter()
         .filter_map(Result::ok)
     {
-        let text = ser_lang::print(&case.library);
+        let text = ser_lang::print(case.library());
         let again = ser_lang::parse(&text)
             .unwrap_or_else(|e| panic!("{}: printed library does not parse: {e}\n{text}", case.id));
         assert_eq!(
-            case.library, again,
+            *case.library(),
+            again,
             "{}: the IR changed through the printer",
             case.id
         );

@@ -53,12 +53,12 @@ pub fn program_case(name: &str, origin: &str, g: &Generated) -> Value {
         program.threads * printed.slots,
         program.threads * printed.float_slots,
     );
-    json!({
+    // The scene is a JSON value already: copied, not serialized again.
+    let mut case = json!({
         "name": name,
         "description": format!("Generated: {origin}."),
         "clauses": clauses(program, g.dialect),
         "profiles": g.dialect.profiles(program.needs_sm69() || query_micromaps),
-        "scene": scene,
         "shader_table": print::shader_table(),
         "library": printed.lines,
         "dispatch": {"raygen": "RayGen", "size": [program.threads, 1, 1]},
@@ -68,7 +68,9 @@ pub fn program_case(name: &str, origin: &str, g: &Generated) -> Value {
             "Out": [{"repeat": "unspecified", "count": words}],
             "OutF": [{"repeat": "unspecified", "count": floats}]
         }}
-    })
+    });
+    case["scene"] = scene.clone();
+    case
 }
 
 /// Whether a scene has a geometry with an opacity micromap.
@@ -84,7 +86,12 @@ fn has_micromaps(scene: &Value) -> bool {
 
 /// A case file of one case.
 pub fn file(case: Value) -> Value {
-    json!({ "cases": [case] })
+    // Built, not `json!`: that would serialize `case` into a copy.
+    Value::Object(
+        [("cases".to_string(), Value::Array(vec![case]))]
+            .into_iter()
+            .collect(),
+    )
 }
 
 /// The clauses a program exercises: one per kind of operation it uses,

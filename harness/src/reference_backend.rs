@@ -5,7 +5,6 @@ use crate::capability::CAPABILITIES;
 use crate::load::{Case, Expected};
 use ser_reference::exec::schedule::Schedule;
 use ser_reference::mutation;
-use ser_reference::program::Program;
 use ser_reference::sbt::layout;
 use ser_reference::validate::{has_errors, validate};
 use ser_reference::{Outcome, Profile, RunOptions};
@@ -74,9 +73,9 @@ impl ReferenceBackend {
                 &case.shader_table,
             )));
         }
-        let library = self.options.profile.adapt(&case.library);
-        let program =
-            Program::new(library).map_err(|e| BackendError::Failed(format!("library: {e}")))?;
+        let program = case
+            .program_for(self.options.profile)
+            .map_err(|e| BackendError::Failed(format!("library: {e}")))?;
         let diagnostics = validate(&program, self.options.profile, &case.limits);
         if matches!(case.expect, Expected::Diagnostics(_)) || has_errors(&diagnostics) {
             return Ok(Evaluation::Diagnostics(diagnostics));

@@ -114,7 +114,8 @@ fn punctuation(rest: &[u8]) -> Option<&'static str> {
 
 /// Splits shader text into tokens; comments and whitespace are dropped.
 pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
-    let mut out = Vec::new();
+    // About one token for every four bytes of the generated programs.
+    let mut out = Vec::with_capacity(src.len() / 4);
     let mut at = Cursor {
         src,
         i: 0,

@@ -98,11 +98,22 @@ impl Parser {
         self.tokens[self.pos].span
     }
 
-    fn bump(&mut self) -> Token {
-        let t = self.tokens[self.pos].clone();
+    fn bump(&mut self) {
         if self.pos + 1 < self.tokens.len() {
             self.pos += 1;
         }
+    }
+
+    /// Moves past the current token and gives it back: moved out, not
+    /// copied, since the parser never goes back (the last token, `Eof`,
+    /// stays).
+    fn take(&mut self) -> Tok {
+        let t = if self.pos + 1 < self.tokens.len() {
+            std::mem::replace(&mut self.tokens[self.pos].tok, Tok::Eof)
+        } else {
+            self.tokens[self.pos].tok.clone()
+        };
+        self.bump();
         t
     }
 
@@ -156,21 +167,21 @@ impl Parser {
     }
 
     fn ident(&mut self) -> PResult<String> {
-        match self.peek().clone() {
-            Tok::Ident(s) => {
-                self.bump();
-                Ok(s)
-            }
+        match self.peek() {
+            Tok::Ident(_) => match self.take() {
+                Tok::Ident(s) => Ok(s),
+                _ => unreachable!("an identifier was peeked"),
+            },
             _ => self.error("a name"),
         }
     }
 
     fn string(&mut self) -> PResult<String> {
-        match self.peek().clone() {
-            Tok::Str(s) => {
-                self.bump();
-                Ok(s)
-            }
+        match self.peek() {
+            Tok::Str(_) => match self.take() {
+                Tok::Str(s) => Ok(s),
+                _ => unreachable!("a string was peeked"),
+            },
             _ => self.error("a string"),
         }
     }
@@ -923,8 +934,8 @@ impl Parser {
     fn primary(&mut self) -> PResult<Expr> {
         let span = self.span();
         self.skip_dx();
-        let kind = match self.peek().clone() {
-            Tok::Int(value, unsigned, hex) => {
+        let kind = match self.peek() {
+            &Tok::Int(value, unsigned, hex) => {
                 self.bump();
                 ExprKind::IntLit {
                     value,
@@ -932,7 +943,7 @@ impl Parser {
                     hex,
                 }
             }
-            Tok::Float(v, suffix) => {
+            &Tok::Float(v, suffix) => {
                 self.bump();
                 ExprKind::float(v, suffix)
             }
@@ -944,18 +955,18 @@ impl Parser {
                 self.expect_punct(")")?;
                 return Ok(e);
             }
-            Tok::Ident(name) => {
+            Tok::Ident(_) => {
+                let Tok::Ident(name) = self.take() else {
+                    unreachable!("an identifier was peeked")
+                };
                 if name == "true" || name == "false" {
-                    self.bump();
                     ExprKind::BoolLit(name == "true")
                 } else if let Some(ty) = numeric_type(&name) {
-                    self.bump();
                     if !self.is_punct("(") {
                         return self.error("`(` after a type name (a constructor)");
                     }
                     ExprKind::Construct(ty, self.args()?)
-                } else if matches!(self.peek_at(1), Tok::Punct("::")) {
-                    self.bump();
+                } else if matches!(self.peek(), Tok::Punct("::")) {
                     self.bump();
                     let method = self.ident()?;
                     let template = self.method_template(&method)?;
@@ -966,16 +977,13 @@ impl Parser {
                         template,
                         args,
                     }
-                } else {
-                    self.bump();
-                    if self.is_punct("(") {
-                        ExprKind::Call {
-                            name,
-                            args: self.args()?,
-                        }
-                    } else {
-                        ExprKind::Ident(name)
+                } else if self.is_punct("(") {
+                    ExprKind::Call {
+                        name,
+                        args: self.args()?,
                     }
+                } else {
+                    ExprKind::Ident(name)
                 }
             }
             _ => return self.error("an expression"),

@@ -116,10 +116,16 @@ impl Profile {
     /// same function `ReorderThread` (`ser_rt.reorder_thread.overview`), so
     /// a case that applies to both runs there with the name changed.
     pub fn adapt(self, library: &ser_lang::Library) -> ser_lang::Library {
-        let mut lib = library.clone();
-        if self == Profile::ReorderThread0027 {
+        self.adapted(library).unwrap_or_else(|| library.clone())
+    }
+
+    /// [`Profile::adapt`], or `None` where the profile spells the library
+    /// as it is written (nothing to copy).
+    pub fn adapted(self, library: &ser_lang::Library) -> Option<ser_lang::Library> {
+        (self == Profile::ReorderThread0027).then(|| {
+            let mut lib = library.clone();
             ser_lang::visit::rename_calls(&mut lib, "MaybeReorderThread", "ReorderThread");
-        }
-        lib
+            lib
+        })
     }
 }

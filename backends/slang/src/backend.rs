@@ -114,13 +114,13 @@ impl SlangBackend {
     /// needs, for a negative case every shader of the library.
     fn entry_points(&self, case: &Case) -> Result<Vec<(String, Stage)>, BackendError> {
         let stage_of = |name: &str| {
-            case.library.items.iter().find_map(|i| match i {
+            case.library().items.iter().find_map(|i| match i {
                 Item::Function(f) if f.name == name => f.stage().and_then(Stage::from_name),
                 _ => None,
             })
         };
         let names: Vec<String> = if matches!(case.expect, Expected::Diagnostics(_)) {
-            case.library
+            case.library()
                 .items
                 .iter()
                 .filter_map(|i| match i {
@@ -167,7 +167,7 @@ impl SlangBackend {
         case: &Case,
         compiled: Vec<(String, Stage, Vec<u32>)>,
     ) -> Result<Execution, BackendError> {
-        let interface = Interface::of(&case.library).map_err(BackendError::NotSupported)?;
+        let interface = Interface::of(case.library()).map_err(BackendError::NotSupported)?;
         let mut modules: Vec<Module> = compiled
             .into_iter()
             .map(|(entry, stage, spirv)| Module {
@@ -229,7 +229,7 @@ impl Backend for SlangBackend {
             }
         };
         // `#line` directives: Slang's errors then name lines of the case.
-        let hlsl = ser_targets::hlsl::located(&case.library, self.profile, true)
+        let hlsl = ser_targets::hlsl::located(case.library(), self.profile, true)
             .map_err(BackendError::NotSupported)?;
         let entries = self.entry_points(case)?;
         let asked: Vec<EntryPoint> = entries

@@ -142,11 +142,11 @@ pub fn needed(case: &Case) -> Result<Vec<Needed>, BackendError> {
 /// Every module a case needs, as GLSL; `Err(NotSupported)` for what cannot
 /// be expressed.
 pub fn glsl(case: &Case, spelling: Spelling) -> Result<(Interface, Vec<Glsl>), BackendError> {
-    let interface = Interface::of(&case.library).map_err(BackendError::NotSupported)?;
+    let interface = Interface::of(case.library()).map_err(BackendError::NotSupported)?;
     let mut glsl: Vec<Glsl> = Vec::new();
     for n in needed(case)? {
         glsl.push(match n {
-            Needed::Library(name) => emit::entry_point(&case.library, &name, &interface, spelling)
+            Needed::Library(name) => emit::entry_point(case.library(), &name, &interface, spelling)
                 .map_err(|u| BackendError::NotSupported(format!("`{name}`: {u}")))?,
             Needed::Empty(stage, name) => empty(stage, name),
         });

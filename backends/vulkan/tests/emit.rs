@@ -86,7 +86,7 @@ fn runtime_cases_emit_and_compile(profile: Profile, spelling: Spelling, min_full
             continue;
         }
         total += 1;
-        let library = profile.adapt(&case.library);
+        let library = profile.adapt(case.library());
         let interface = match Interface::of(&library) {
             Ok(i) => i,
             Err(e) => {
@@ -214,12 +214,12 @@ fn every_runtime_case_emits_compiling_glsl_or_says_why_not() {
         if case.kind() != "runtime" {
             continue;
         }
-        let Ok(interface) = Interface::of(&case.library) else {
+        let Ok(interface) = Interface::of(case.library()) else {
             continue;
         };
         for entry in entries(&case) {
             total += 1;
-            match entry_point(&case.library, &entry, &interface, Spelling::Nv) {
+            match entry_point(case.library(), &entry, &interface, Spelling::Nv) {
                 Err(u) => *by_reason.entry(u.0).or_default() += 1,
                 Ok(glsl) => {
                     emitted += 1;

@@ -335,7 +335,7 @@ fn emit(args: EmitArgs) -> ExitCode {
         ));
     }
     if hlsl {
-        return match ser_targets::hlsl::library(&case.library, profile) {
+        return match ser_targets::hlsl::library(case.library(), profile) {
             Ok(text) => {
                 println!("// {} ({profile}), HLSL for Vulkan\n{text}", case.id);
                 ExitCode::SUCCESS
@@ -344,7 +344,7 @@ fn emit(args: EmitArgs) -> ExitCode {
         };
     }
     let spelling = ser_targets::glsl::Spelling::for_profile(profile).expect("a Vulkan profile");
-    let interface = match ser_targets::interface::Interface::of(&case.library) {
+    let interface = match ser_targets::interface::Interface::of(case.library()) {
         Ok(i) => i,
         Err(e) => return fail(e),
     };
@@ -356,7 +356,7 @@ fn emit(args: EmitArgs) -> ExitCode {
         let ser_targets::interface::Needed::Library(entry) = n else {
             continue;
         };
-        match ser_targets::glsl::entry_point(&case.library, &entry, &interface, spelling) {
+        match ser_targets::glsl::entry_point(case.library(), &entry, &interface, spelling) {
             Ok(g) => println!("// ---- {entry} ({:?}, {profile})\n{}", g.stage, g.source),
             Err(e) => return fail(format!("`{entry}`: {e}")),
         }

@@ -62,7 +62,8 @@ pub fn located(
     if lines.is_empty() {
         return Ok("the compiler gave no location".into());
     }
-    let program = ser_reference::program::Program::new(profile.adapt(&case.library))
+    let program = case
+        .program_for(profile)
         .map_err(|e| format!("the case's library does not load: {e}"))?;
     let mut broken: Vec<u32> = ser_reference::validate::validate(&program, profile, &case.limits)
         .iter()

@@ -4,24 +4,26 @@
 
 mod checks;
 pub mod glsl_source;
+mod json;
 pub mod ties;
 
 use checks::*;
 pub use ties::Tie;
 
 use crate::capability;
-use crate::case::{CaseFile, CaseSpec, DispatchSpec, ExpectSpec};
+use crate::case::{CaseSpec, DispatchSpec, ExpectSpec};
 use crate::expect::layout::LayoutExpect;
 use crate::expect::BufferExpect;
 use ser_lang::Library;
 use ser_reference::outcome::FaultCode;
-use ser_reference::program::Program;
+use ser_reference::program::{Program, ProgramError};
 use ser_reference::sbt::ShaderTable;
 use ser_reference::scene::Scene;
 use ser_reference::validate::{DiagCode, Limits, Severity};
 use ser_reference::{Dispatch, Profile};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A case ready to run.
 #[derive(Clone, Debug)]
@@ -44,7 +46,9 @@ pub struct Case {
     pub shader_table: ShaderTable,
     /// The shader text, as written.
     pub source: String,
-    pub library: Library,
+    /// The library as written, with what the reference works out from it
+    /// (see [`Case::library`], [`Case::program_for`]).
+    pub program: Arc<Program>,
     pub dispatch: Dispatch,
     /// Pipeline settings the validator reads.
     pub limits: Limits,
@@ -52,6 +56,21 @@ pub struct Case {
 }
 
 impl Case {
+    /// The shaders, as written.
+    pub fn library(&self) -> &Library {
+        &self.program.library
+    }
+
+    /// The program as `profile` reads it: the one built when the case
+    /// loaded, unless the profile spells the library differently
+    /// ([`Profile::adapted`]).
+    pub fn program_for(&self, profile: Profile) -> Result<Arc<Program>, ProgramError> {
+        match profile.adapted(self.library()) {
+            Some(library) => Program::new(library).map(Arc::new),
+            None => Ok(Arc::clone(&self.program)),
+        }
+    }
+
     /// What kind of case it is: `negative` (it expects diagnostics; nothing
     /// runs), `layout` (no shaders) or `runtime`.
     pub fn kind(&self) -> &'static str {
@@ -276,8 +295,7 @@ fn load_json_as(
             unknown_clause: None,
         })]
     };
-    let parsed: Result<CaseFile, _> = serde_path_to_error::deserialize(json);
-    let cf = match parsed {
+    let cf = match json::case_file(json) {
         Ok(cf) => cf,
         Err(e) => {
             return fail(
@@ -291,7 +309,7 @@ fn load_json_as(
     };
     let prefix = id_prefix(root, file);
     cf.cases
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(i, fields)| load_case(file, &prefix, &cf.defaults, fields, i, expectations))
         .collect()
@@ -310,7 +328,7 @@ fn load_case(
     file: &Path,
     prefix: &str,
     defaults: &serde_json::Map<String, serde_json::Value>,
-    fields: &serde_json::Map<String, serde_json::Value>,
+    fields: serde_json::Map<String, serde_json::Value>,
     index: usize,
     expectations: Expectations,
 ) -> Result<Case, LoadError> {
@@ -320,8 +338,9 @@ fn load_case(
         .map(str::to_string);
     let id = name.as_ref().map(|n| format!("{prefix}/{n}"));
     // Where a top-level field came from, for error paths.
+    let own: Vec<String> = fields.keys().cloned().collect();
     let origin = |key: &str| -> String {
-        if fields.contains_key(key) || !defaults.contains_key(key) {
+        if own.iter().any(|k| k == key) || !defaults.contains_key(key) {
             format!("cases[{index}]")
         } else {
             "defaults".to_string()
@@ -339,19 +358,16 @@ fn load_case(
         format!("{}.{path}", origin(key))
     };
     let mut merged = defaults.clone();
-    for (k, v) in fields {
-        merged.insert(k.clone(), v.clone());
-    }
-    let spec: CaseSpec = serde_path_to_error::deserialize(serde_json::Value::Object(merged))
-        .map_err(|e| {
-            let path = e.path().to_string();
-            let path = if path == "." {
-                format!("cases[{index}]")
-            } else {
-                at(&path)
-            };
-            error(path, e.inner().to_string())
-        })?;
+    merged.extend(fields);
+    let spec: CaseSpec = json::case_spec(&serde_json::Value::Object(merged)).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." {
+            format!("cases[{index}]")
+        } else {
+            at(&path)
+        };
+        error(path, e.inner().to_string())
+    })?;
     check_case_name(&spec.name).map_err(|m| error(at("name"), m))?;
     check_case(&spec, &at).map_err(|(p, m)| error(p, m))?;
     if let Some((i, unknown, message)) = unknown_clause(&spec.clauses) {
@@ -390,8 +406,7 @@ fn load_case(
     let source = source.text();
     let library = parse_library(&spec, &source, &at).map_err(|(p, m)| error(p, m))?;
     check_profile_forms(&spec, &library, &at).map_err(|(p, m)| error(p, m))?;
-    // The program keeps the library as it was given: the case takes it back
-    // below.
+    // The program keeps the library as it was given.
     let program = Program::new(library).map_err(|e| {
         let (p, m) = library_error(&spec, e.span.line, &at, format!("{e}"));
         error(p, m)
@@ -454,7 +469,7 @@ fn load_case(
         scene: spec.scene.clone(),
         shader_table: spec.shader_table.clone(),
         source,
-        library: program.library,
+        program: Arc::new(program),
         dispatch: Dispatch {
             raygen: dispatch.raygen.clone(),
             size: dispatch.size,
@@ -489,10 +504,13 @@ fn layout_case(file: &Path, prefix: &str, spec: &CaseSpec, layout: LayoutExpect)
         scene: spec.scene.clone(),
         shader_table: spec.shader_table.clone(),
         source: String::new(),
-        library: Library {
-            items: Vec::new(),
-            dx_namespace: false,
-        },
+        program: Arc::new(
+            Program::new(Library {
+                items: Vec::new(),
+                dx_namespace: false,
+            })
+            .expect("an empty library is a program"),
+        ),
         dispatch: Dispatch {
             raygen: String::new(),
             size: [1, 1, 1],

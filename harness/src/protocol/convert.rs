@@ -35,7 +35,7 @@ pub fn request(case: &Case) -> Request {
         scene: case.scene.clone(),
         shader_table: case.shader_table.clone(),
         library: case.source.clone(),
-        ir: case.library.clone(),
+        ir: case.library().clone(),
         dispatch: (task == Task::Run).then(|| DispatchSpec {
             raygen: d.raygen.clone(),
             size: d.size,
@@ -93,7 +93,10 @@ pub fn case_of(request: &Request) -> Result<Case, String> {
         scene: request.scene.clone(),
         shader_table: request.shader_table.clone(),
         source: request.library.clone(),
-        library: request.ir.clone(),
+        program: std::sync::Arc::new(
+            ser_reference::program::Program::new(request.ir.clone())
+                .map_err(|e| format!("library: {e}"))?,
+        ),
         dispatch: Dispatch {
             raygen: dispatch.raygen,
             size: dispatch.size,

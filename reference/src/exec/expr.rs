@@ -70,8 +70,18 @@ impl<'a> Thread<'a> {
             | ExprKind::BoolLit(_)
             | ExprKind::Ident(_) => self.leaf(e),
             ExprKind::Member(base, name) => {
+                let program = self.w.program;
+                // A member of a variable is read in place: only it is copied.
+                if let ExprKind::Ident(n) = &base.kind {
+                    self.step()?;
+                    if let Some(v) = self.local_mut(n) {
+                        return member(program, v, name);
+                    }
+                    let v = self.ident(n)?;
+                    return member(program, &v, name);
+                }
                 let v = self.eval(base).await?;
-                self.member(v, name)
+                member(program, &v, name)
             }
             ExprKind::Index(base, index) => {
                 if let ExprKind::Ident(n) = &base.kind {
@@ -136,16 +146,7 @@ impl<'a> Thread<'a> {
                 Ok(ops::binary(*op, &x, &y, &mut self.log)?)
             }
             ExprKind::Assign(op, target, value) => {
-                let v = self.eval(value).await?;
-                let place = self.place(target).await?;
-                let v = match op {
-                    None => v,
-                    Some(op) => {
-                        let current = self.read_place(&place)?;
-                        ops::binary(*op, &current, &v, &mut self.log)?
-                    }
-                };
-                self.write_place(&place, v)?;
+                let place = self.assign(*op, target, value).await?;
                 self.read_place(&place)
             }
             ExprKind::IncDec {
@@ -176,6 +177,38 @@ impl<'a> Thread<'a> {
                 }
             }
         }
+    }
+
+    /// Evaluates an expression statement. The value of an assignment there
+    /// is not read back: `Out[i] = v;` writes `Out[i]` and does not read it.
+    pub async fn eval_for_effect(&mut self, e: &'a Expr) -> Ex<()> {
+        let ExprKind::Assign(op, target, value) = &e.kind else {
+            return self.eval(e).await.map(drop);
+        };
+        self.enter_expr()?;
+        let r = self.assign(*op, target, value).await.map(|_| Value::void());
+        self.leave_expr(r).map(drop)
+    }
+
+    /// `target = value` or `target op= value`: writes the place and returns
+    /// it.
+    async fn assign(
+        &mut self,
+        op: Option<BinaryOp>,
+        target: &'a Expr,
+        value: &'a Expr,
+    ) -> Ex<Place<'a>> {
+        let v = self.eval(value).await?;
+        let place = self.place(target).await?;
+        let v = match op {
+            None => v,
+            Some(op) => {
+                let current = self.read_place(&place)?;
+                ops::binary(op, &current, &v, &mut self.log)?
+            }
+        };
+        self.write_place(&place, v)?;
+        Ok(place)
     }
 
     /// Evaluates an expression that must give a scalar.
@@ -253,35 +286,6 @@ impl<'a> Thread<'a> {
         }
     }
 
-    fn member(&mut self, v: Value, name: &str) -> Ex<Value> {
-        match v {
-            Value::Struct { name: s, fields } => match self.w.program.field_index(&s, name) {
-                Some((i, _)) => Ok(fields[i].clone()),
-                None => fault(
-                    FaultCode::Unsupported,
-                    format!("struct `{s}` has no field `{name}`"),
-                ),
-            },
-            Value::Vector(c) => match swizzle(name, c.len()) {
-                Some(ix) if ix.len() == 1 => Ok(Value::Scalar(c[ix[0]].clone())),
-                Some(ix) => Ok(Value::Vector(ix.iter().map(|&i| c[i].clone()).collect())),
-                None => fault(
-                    FaultCode::Unsupported,
-                    format!("`.{name}` is not a swizzle of a {}-vector", c.len()),
-                ),
-            },
-            Value::Scalar(s) => match swizzle(name, 1) {
-                Some(ix) if ix.len() == 1 => Ok(Value::Scalar(s)),
-                Some(ix) => Ok(Value::Vector(vec![s; ix.len()])),
-                None => fault(FaultCode::Unsupported, format!("`.{name}` on a scalar")),
-            },
-            other => fault(
-                FaultCode::Unsupported,
-                format!("`.{name}` on {}", other.type_name()),
-            ),
-        }
-    }
-
     /// A call of an intrinsic or of a user function. User functions take
     /// `out` and `inout` arguments by copy-in, copy-out.
     async fn call(&mut self, name: &'a str, args: &'a [Expr]) -> Ex<Value> {
@@ -325,6 +329,36 @@ impl<'a> Thread<'a> {
             out.push(self.eval(a).await?);
         }
         Ok(out)
+    }
+}
+
+/// `v.name`: a field of a struct, or a swizzle.
+fn member(program: &crate::program::Program, v: &Value, name: &str) -> Ex<Value> {
+    match v {
+        Value::Struct { name: s, fields } => match program.field_index(s, name) {
+            Some((i, _)) => Ok(fields[i].clone()),
+            None => fault(
+                FaultCode::Unsupported,
+                format!("struct `{s}` has no field `{name}`"),
+            ),
+        },
+        Value::Vector(c) => match swizzle(name, c.len()) {
+            Some(ix) if ix.len() == 1 => Ok(Value::Scalar(c[ix[0]].clone())),
+            Some(ix) => Ok(Value::Vector(ix.iter().map(|&i| c[i].clone()).collect())),
+            None => fault(
+                FaultCode::Unsupported,
+                format!("`.{name}` is not a swizzle of a {}-vector", c.len()),
+            ),
+        },
+        Value::Scalar(s) => match swizzle(name, 1) {
+            Some(ix) if ix.len() == 1 => Ok(Value::Scalar(s.clone())),
+            Some(ix) => Ok(Value::Vector(vec![s.clone(); ix.len()])),
+            None => fault(FaultCode::Unsupported, format!("`.{name}` on a scalar")),
+        },
+        other => fault(
+            FaultCode::Unsupported,
+            format!("`.{name}` on {}", other.type_name()),
+        ),
     }
 }
 

@@ -77,6 +77,32 @@ fn read_path(v: &Value, steps: &[Step]) -> Ex<Value> {
     }
 }
 
+/// The part of `v` at the end of `steps`, by reference, where fields and
+/// array elements lead to it (a swizzle or a vector's component has no
+/// value of its own to refer to).
+fn path_ref<'v>(v: &'v Value, steps: &[Step]) -> Option<&'v Value> {
+    let Some((step, rest)) = steps.split_first() else {
+        return Some(v);
+    };
+    match (v, step) {
+        (Value::Struct { fields, .. }, Step::Field(i)) => path_ref(&fields[*i], rest),
+        (Value::Array(items), Step::Index(i)) => path_ref(items.get(*i)?, rest),
+        _ => None,
+    }
+}
+
+/// [`path_ref`], for changing the part in place.
+fn path_mut<'v>(v: &'v mut Value, steps: &[Step]) -> Option<&'v mut Value> {
+    let Some((step, rest)) = steps.split_first() else {
+        return Some(v);
+    };
+    match (v, step) {
+        (Value::Struct { fields, .. }, Step::Field(i)) => path_mut(&mut fields[*i], rest),
+        (Value::Array(items), Step::Index(i)) => path_mut(items.get_mut(*i)?, rest),
+        _ => None,
+    }
+}
+
 /// Writes `new` at the end of `steps` inside `v`, converting it to the type
 /// already there.
 fn write_into(thread: &mut Thread, v: &mut Value, steps: &[Step], new: Value) -> Ex<()> {
@@ -124,6 +150,38 @@ fn write_into(thread: &mut Thread, v: &mut Value, steps: &[Step], new: Value) ->
             format!("cannot assign into {} with {step:?}", v.type_name()),
         ),
     }
+}
+
+/// The step `.name` takes into `v`: a field, or a swizzle (none for a
+/// scalar's own component).
+fn member_step(program: &crate::program::Program, v: &Value, name: &str) -> Ex<Option<Step>> {
+    Ok(Some(match v {
+        Value::Struct { name: s, .. } => match program.field_index(s, name) {
+            Some((i, _)) => Step::Field(i),
+            None => {
+                return fault(
+                    FaultCode::Unsupported,
+                    format!("struct `{s}` has no field `{name}`"),
+                )
+            }
+        },
+        Value::Vector(c) => match swizzle(name, c.len()) {
+            Some(ix) => Step::Swizzle(ix),
+            None => {
+                return fault(
+                    FaultCode::Unsupported,
+                    format!("`.{name}` is not a swizzle of a {}-vector", c.len()),
+                )
+            }
+        },
+        Value::Scalar(_) if swizzle(name, 1).is_some() => return Ok(None),
+        other => {
+            return fault(
+                FaultCode::Unsupported,
+                format!("`.{name}` on {}", other.type_name()),
+            )
+        }
+    }))
 }
 
 impl<'a> Thread<'a> {
@@ -184,40 +242,11 @@ impl<'a> Thread<'a> {
             }
             ExprKind::Member(base, name) => {
                 let mut p = self.place(base).await?;
-                let current = self.read_place(&p)?;
-                let step = match &current {
-                    Value::Struct { name: s, .. } => match self.w.program.field_index(s, name) {
-                        Some((i, _)) => Step::Field(i),
-                        None => {
-                            return fault(
-                                FaultCode::Unsupported,
-                                format!("struct `{s}` has no field `{name}`"),
-                            )
-                        }
-                    },
-                    Value::Vector(c) => match swizzle(name, c.len()) {
-                        Some(ix) => Step::Swizzle(ix),
-                        None => {
-                            return fault(
-                                FaultCode::Unsupported,
-                                format!("`.{name}` is not a swizzle of a {}-vector", c.len()),
-                            )
-                        }
-                    },
-                    Value::Scalar(_) if swizzle(name, 1).is_some() => {
-                        Step::Swizzle(swizzle(name, 1).expect("checked"))
-                    }
-                    other => {
-                        return fault(
-                            FaultCode::Unsupported,
-                            format!("`.{name}` on {}", other.type_name()),
-                        )
-                    }
-                };
-                if let (Value::Scalar(_), Step::Swizzle(_)) = (&current, &step) {
-                    return Ok(p);
+                let program = self.w.program;
+                // A swizzle of a scalar (`.x`) names the scalar itself.
+                if let Some(step) = self.inspect_place(&p, |v| member_step(program, v, name))?? {
+                    p.steps.push(step);
                 }
-                p.steps.push(step);
                 Ok(p)
             }
             _ => fault(FaultCode::Unsupported, "this expression cannot be assigned"),
@@ -253,13 +282,15 @@ impl<'a> Thread<'a> {
                 Ok(())
             }
             Root::Buffer(b, i) => {
-                let mut element = if p.steps.is_empty() {
-                    let decl = &self.w.program.buffers[*b];
-                    crate::value::new_value(&decl.element, crate::value::Fill::Zero, self.w.program)
+                // A whole element is the value converted to the element
+                // type; a part of one is written into the element as it is.
+                let element = if p.steps.is_empty() {
+                    self.convert_to(&self.w.program.buffers[*b].element, new)?
                 } else {
-                    self.shared.memory.borrow_mut().load(self.id, *b, i)?
+                    let mut element = self.shared.memory.borrow_mut().load(self.id, *b, i)?;
+                    write_into(self, &mut element, &p.steps, new)?;
+                    element
                 };
-                write_into(self, &mut element, &p.steps, new)?;
                 let written = self
                     .shared
                     .memory
@@ -273,13 +304,39 @@ impl<'a> Thread<'a> {
         }
     }
 
-    /// Runs `f` on the value at a local place, in place (for methods that
-    /// change their receiver).
+    /// Runs `f` on the value at a place: by reference where fields and
+    /// elements of a local variable lead to it, on a copy otherwise.
+    fn inspect_place<R>(&mut self, p: &Place, f: impl FnOnce(&Value) -> R) -> Ex<R> {
+        if let Root::Local(n) = &p.root {
+            let v = self.local_mut(n).expect("checked when the place was made");
+            if let Some(part) = path_ref(v, &p.steps) {
+                return Ok(f(part));
+            }
+        }
+        Ok(f(&self.read_place(p)?))
+    }
+
+    /// Runs `f` on the value at a place, for methods that change their
+    /// receiver. A part of a local variable that fields and elements lead
+    /// to is changed in place: the variable is set aside while `f` runs
+    /// (`f` sees only its receiver and its evaluated arguments) and put
+    /// back after, whatever `f` returns. Any other place is read, changed
+    /// and written back.
     pub fn with_local<R>(
         &mut self,
         p: &Place,
         f: impl FnOnce(&mut Thread<'a>, &mut Value) -> Ex<R>,
     ) -> Ex<R> {
+        if let Root::Local(n) = &p.root {
+            let v = self.local_mut(n).expect("checked when the place was made");
+            if path_ref(v, &p.steps).is_some() {
+                let mut whole = std::mem::replace(v, Value::uint(0));
+                let part = path_mut(&mut whole, &p.steps).expect("found just above");
+                let r = f(self, part);
+                *self.local_mut(n).expect("still declared") = whole;
+                return r;
+            }
+        }
         let mut v = self.read_place(p)?;
         let r = f(self, &mut v);
         self.write_place(p, v)?;

@@ -306,11 +306,12 @@ impl<'a> Thread<'a> {
 
     /// The variable `name` in the current function, innermost first.
     pub fn local_mut(&mut self, name: &str) -> Option<&mut Value> {
-        self.frame()
-            .scopes
-            .iter_mut()
-            .rev()
-            .find_map(|s| s.iter_mut().rev().find(|(n, _)| *n == name).map(|(_, v)| v))
+        self.frame().scopes.iter_mut().rev().find_map(|s| {
+            s.iter_mut()
+                .rev()
+                .find(|(n, _)| same_name(n, name))
+                .map(|(_, v)| v)
+        })
     }
 
     fn push_scope(&mut self) {
@@ -487,14 +488,14 @@ impl<'a> Thread<'a> {
         })
     }
 
-    fn exec_stmt<'s>(&'s mut self, s: &'a Stmt) -> BoxFut<'s, Ex<Flow>> {
-        Box::pin(async move {
-            self.step()?;
-            self.descend()?;
-            let r = self.exec_stmt_kind(s).await;
-            self.ascend();
-            r
-        })
+    /// One statement (the blocks that hold statements are the boxed,
+    /// recursive tasks).
+    async fn exec_stmt(&mut self, s: &'a Stmt) -> Ex<Flow> {
+        self.step()?;
+        self.descend()?;
+        let r = self.exec_stmt_kind(s).await;
+        self.ascend();
+        r
     }
 
     async fn exec_stmt_kind(&mut self, s: &'a Stmt) -> Ex<Flow> {
@@ -506,7 +507,7 @@ impl<'a> Thread<'a> {
                 Ok(Flow::Next)
             }
             StmtKind::Expr(e) => {
-                self.eval(e).await?;
+                self.eval_for_effect(e).await?;
                 Ok(Flow::Next)
             }
             StmtKind::If {
@@ -559,9 +560,7 @@ impl<'a> Thread<'a> {
         if let Some(i) = init {
             match &i.kind {
                 StmtKind::Decl(d) => self.declare_vars(d).await?,
-                StmtKind::Expr(e) => {
-                    self.eval(e).await?;
-                }
+                StmtKind::Expr(e) => self.eval_for_effect(e).await?,
                 _ => {
                     return fault(
                         FaultCode::Unsupported,
@@ -606,7 +605,7 @@ impl<'a> Thread<'a> {
             }
             self.event();
             if let Some(s) = step {
-                if let Err(e) = self.eval(s).await {
+                if let Err(e) = self.eval_for_effect(s).await {
                     break Err(e);
                 }
             }
@@ -675,6 +674,13 @@ impl<'a> Thread<'a> {
     async fn constant_flags(&mut self, e: &'a Expr) -> Ex<u32> {
         Ok(self.eval(e).await?.as_scalar().map_or(0, |s| s.bits))
     }
+}
+
+/// Whether two names are the same. Names are short, and most locals differ
+/// from the one looked up in length or in their first bytes: compared here
+/// byte by byte, without a call to `memcmp` for each.
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 /// A two-way choice on the thread's log.
