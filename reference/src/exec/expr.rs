@@ -1,7 +1,7 @@
 //! Expressions of the case language.
 
 use super::ops;
-use super::place::{swizzle, Place};
+use super::place::{member, Place};
 use super::thread::{fault, BoxFut, Ex, Exit, Thread};
 use crate::outcome::FaultCode;
 use crate::value::{Scalar, Value};
@@ -329,36 +329,6 @@ impl<'a> Thread<'a> {
             out.push(self.eval(a).await?);
         }
         Ok(out)
-    }
-}
-
-/// `v.name`: a field of a struct, or a swizzle.
-fn member(program: &crate::program::Program, v: &Value, name: &str) -> Ex<Value> {
-    match v {
-        Value::Struct { name: s, fields } => match program.field_index(s, name) {
-            Some((i, _)) => Ok(fields[i].clone()),
-            None => fault(
-                FaultCode::Unsupported,
-                format!("struct `{s}` has no field `{name}`"),
-            ),
-        },
-        Value::Vector(c) => match swizzle(name, c.len()) {
-            Some(ix) if ix.len() == 1 => Ok(Value::Scalar(c[ix[0]].clone())),
-            Some(ix) => Ok(Value::Vector(ix.iter().map(|&i| c[i].clone()).collect())),
-            None => fault(
-                FaultCode::Unsupported,
-                format!("`.{name}` is not a swizzle of a {}-vector", c.len()),
-            ),
-        },
-        Value::Scalar(s) => match swizzle(name, 1) {
-            Some(ix) if ix.len() == 1 => Ok(Value::Scalar(s.clone())),
-            Some(ix) => Ok(Value::Vector(vec![s.clone(); ix.len()])),
-            None => fault(FaultCode::Unsupported, format!("`.{name}` on a scalar")),
-        },
-        other => fault(
-            FaultCode::Unsupported,
-            format!("`.{name}` on {}", other.type_name()),
-        ),
     }
 }
 

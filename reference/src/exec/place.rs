@@ -184,6 +184,20 @@ fn member_step(program: &crate::program::Program, v: &Value, name: &str) -> Ex<O
     }))
 }
 
+/// The value of `v.name`: the part [`member_step`] leads to; a scalar's
+/// swizzle (`.x`, `.xx`) repeats the scalar.
+pub(super) fn member(program: &crate::program::Program, v: &Value, name: &str) -> Ex<Value> {
+    if let Value::Scalar(s) = v {
+        return match swizzle(name, 1) {
+            Some(ix) if ix.len() == 1 => Ok(Value::Scalar(s.clone())),
+            Some(ix) => Ok(Value::Vector(vec![s.clone(); ix.len()])),
+            None => fault(FaultCode::Unsupported, format!("`.{name}` on a scalar")),
+        };
+    }
+    let step = member_step(program, v, name)?.expect("only a scalar's swizzle takes no step");
+    project(v, &step)
+}
+
 impl<'a> Thread<'a> {
     /// Whether an expression can be a place (without evaluating it).
     pub fn is_place(&self, e: &Expr) -> bool {
@@ -328,14 +342,14 @@ impl<'a> Thread<'a> {
         f: impl FnOnce(&mut Thread<'a>, &mut Value) -> Ex<R>,
     ) -> Ex<R> {
         if let Root::Local(n) = &p.root {
-            let v = self.local_mut(n).expect("checked when the place was made");
-            if path_ref(v, &p.steps).is_some() {
-                let mut whole = std::mem::replace(v, Value::uint(0));
-                let part = path_mut(&mut whole, &p.steps).expect("found just above");
+            let slot = self.local_mut(n).expect("checked when the place was made");
+            let mut whole = std::mem::replace(slot, Value::uint(0));
+            if let Some(part) = path_mut(&mut whole, &p.steps) {
                 let r = f(self, part);
                 *self.local_mut(n).expect("still declared") = whole;
                 return r;
             }
+            *self.local_mut(n).expect("still declared") = whole;
         }
         let mut v = self.read_place(p)?;
         let r = f(self, &mut v);
