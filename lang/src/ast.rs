@@ -279,6 +279,32 @@ pub struct Expr {
     pub span: Span,
 }
 
+impl Expr {
+    /// Whether `f` holds for every operand: each expression one level
+    /// below this one (a literal or a name has none).
+    #[inline]
+    pub fn operands_all(&self, mut f: impl FnMut(&Expr) -> bool) -> bool {
+        match &self.kind {
+            ExprKind::IntLit { .. }
+            | ExprKind::FloatLit { .. }
+            | ExprKind::BoolLit(_)
+            | ExprKind::Ident(_) => true,
+            ExprKind::Member(x, _)
+            | ExprKind::Cast(_, x)
+            | ExprKind::Unary(_, x)
+            | ExprKind::IncDec { target: x, .. } => f(x),
+            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) => {
+                f(a) && f(b)
+            }
+            ExprKind::Call { args, .. }
+            | ExprKind::StaticCall { args, .. }
+            | ExprKind::Construct(_, args) => args.iter().all(f),
+            ExprKind::MethodCall { receiver, args, .. } => f(receiver) && args.iter().all(f),
+            ExprKind::Ternary(a, b, c) => f(a) && f(b) && f(c),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum ExprKind {
     /// An integer literal; `unsigned` for a `u` suffix; `hex` records how it
@@ -435,5 +461,60 @@ impl BinaryOp {
 
     pub fn is_logical(self) -> bool {
         matches!(self, BinaryOp::And | BinaryOp::Or)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(kind: ExprKind) -> Expr {
+        Expr {
+            kind,
+            span: Span::default(),
+        }
+    }
+
+    fn name(n: &str) -> Expr {
+        e(ExprKind::Ident(n.into()))
+    }
+
+    /// The names of the operands `operands_all` offers, until `f` says no.
+    fn operands(x: &Expr, stop_at: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        x.operands_all(|o| {
+            let ExprKind::Ident(n) = &o.kind else {
+                panic!("names only here")
+            };
+            seen.push(n.clone());
+            n != stop_at
+        });
+        seen
+    }
+
+    #[test]
+    fn operands_are_the_expressions_one_level_below() {
+        let sum = e(ExprKind::Binary(
+            BinaryOp::Add,
+            Box::new(name("a")),
+            Box::new(name("b")),
+        ));
+        assert_eq!(operands(&sum, ""), ["a", "b"]);
+        assert_eq!(operands(&name("a"), ""), Vec::<String>::new());
+        let pick = e(ExprKind::Ternary(
+            Box::new(name("c")),
+            Box::new(name("t")),
+            Box::new(name("f")),
+        ));
+        assert_eq!(operands(&pick, ""), ["c", "t", "f"]);
+        let method = e(ExprKind::MethodCall {
+            receiver: Box::new(name("h")),
+            method: "Get".into(),
+            template: None,
+            args: vec![name("i"), name("j")],
+        });
+        assert_eq!(operands(&method, ""), ["h", "i", "j"]);
+        // The first operand for which `f` fails ends the walk.
+        assert_eq!(operands(&method, "i"), ["h", "i"]);
     }
 }

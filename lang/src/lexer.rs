@@ -62,7 +62,10 @@ impl Cursor<'_> {
     }
 
     fn char(&self) -> char {
-        self.src[self.i..].chars().next().expect("not at the end")
+        match self.byte(0) {
+            b @ 0..0x80 => char::from(b),
+            _ => self.src[self.i..].chars().next().expect("not at the end"),
+        }
     }
 
     fn span(&self) -> Span {
@@ -81,6 +84,22 @@ impl Cursor<'_> {
             }
         }
         self.i += n;
+    }
+
+    /// Moves past `n` bytes of ASCII other than a line break (a name, a
+    /// number, punctuation): one column each.
+    fn advance_ascii(&mut self, n: usize) {
+        self.i += n;
+        self.col += n as u32;
+    }
+
+    /// Moves past the bytes of a name.
+    fn advance_name(&mut self) {
+        let n = self.src.as_bytes()[self.i..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        self.advance_ascii(n);
     }
 
     /// Moves past the bytes for which `f` holds.
@@ -114,8 +133,8 @@ fn punctuation(rest: &[u8]) -> Option<&'static str> {
 
 /// Splits shader text into tokens; comments and whitespace are dropped.
 pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
-    // About one token for every four bytes of the generated programs.
-    let mut out = Vec::with_capacity(src.len() / 4);
+    // About one token for every three bytes of the generated programs.
+    let mut out = Vec::with_capacity(src.len() / 2);
     let mut at = Cursor {
         src,
         i: 0,
@@ -139,7 +158,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
             at.advance(len + 2);
         } else if c.is_ascii_alphabetic() || c == '_' {
             let start = at.i;
-            at.advance_while(|b| b.is_ascii_alphanumeric() || b == b'_');
+            at.advance_name();
             out.push(Token {
                 tok: Tok::Ident(src[start..at.i].to_string()),
                 span,
@@ -147,7 +166,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
         } else if c.is_ascii_digit() || (c == '.' && at.byte(1).is_ascii_digit()) {
             let (tok, len) =
                 number(&src.as_bytes()[at.i..]).map_err(|m| ParseError::new(span, m))?;
-            at.advance(len);
+            at.advance_ascii(len);
             out.push(Token { tok, span });
         } else if c == '"' {
             let rest = &src[at.i + 1..];
@@ -167,7 +186,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
             let Some(p) = punctuation(rest) else {
                 return Err(ParseError::new(span, format!("unexpected character `{c}`")));
             };
-            at.advance(p.len());
+            at.advance_ascii(p.len());
             out.push(Token {
                 tok: Tok::Punct(p),
                 span,

@@ -10,10 +10,14 @@ use crate::hit_object::HitObject;
 use crate::numeric::{self, Decision};
 use crate::ray_query::Handle;
 use ser_lang::ast::{ScalarType, Type};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// Why a value is unspecified, for people.
 pub type Reason = Arc<str>;
+
+/// The name of the value a function without a result returns, made once:
+/// calls return it often.
+static VOID: LazyLock<Arc<str>> = LazyLock::new(|| "void".into());
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scalar {
@@ -183,7 +187,7 @@ impl Value {
     /// What a function without a result returns.
     pub fn void() -> Value {
         Value::Struct {
-            name: "void".into(),
+            name: VOID.clone(),
             fields: Vec::new(),
         }
     }
@@ -264,15 +268,23 @@ pub enum Fill<'a> {
 /// `HitObject` is always the NOP-HitObject
 /// (`ser.hit_object.type.default_initialized_to_nop`).
 pub fn new_value(ty: &Type, fill: Fill, layouts: &dyn StructLayouts) -> Value {
-    let scalar = |s: ScalarType| match fill {
-        Fill::Zero => Scalar::new(s, 0),
-        Fill::Uninitialized(why) => Scalar::unspecified(s, why),
+    // The reason is shared by every scalar of the value.
+    let reason = match fill {
+        Fill::Zero => None,
+        Fill::Uninitialized(why) => Some(Reason::from(why)),
+    };
+    filled(ty, &reason, layouts)
+}
+
+/// A value of type `ty` whose scalars are zero, or unspecified for
+/// `reason`.
+fn filled(ty: &Type, reason: &Option<Reason>, layouts: &dyn StructLayouts) -> Value {
+    let scalar = |s: ScalarType| Scalar {
+        unspecified: reason.clone(),
+        ..Scalar::new(s, 0)
     };
     match ty {
-        Type::Void => Value::Struct {
-            name: "void".into(),
-            fields: Vec::new(),
-        },
+        Type::Void => Value::void(),
         Type::Scalar(s) => Value::Scalar(scalar(*s)),
         Type::Vector(s, n) => Value::Vector((0..*n).map(|_| scalar(*s)).collect()),
         Type::Matrix(s, r, c) => Value::Matrix {
@@ -288,13 +300,13 @@ pub fn new_value(ty: &Type, fill: Fill, layouts: &dyn StructLayouts) -> Value {
                 .fields_of(name)
                 .unwrap_or(&[])
                 .iter()
-                .map(|(_, t)| new_value(t, fill, layouts))
+                .map(|(_, t)| filled(t, reason, layouts))
                 .collect(),
         },
         Type::HitObject => Value::HitObject(Box::new(HitObject::Nop)),
         Type::RayQuery(..) => Value::RayQuery(Handle::default()),
         Type::Array(elem, n) => {
-            Value::Array((0..*n).map(|_| new_value(elem, fill, layouts)).collect())
+            Value::Array((0..*n).map(|_| filled(elem, reason, layouts)).collect())
         }
     }
 }

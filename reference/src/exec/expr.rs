@@ -2,7 +2,7 @@
 
 use super::ops;
 use super::place::{member, Place};
-use super::thread::{fault, BoxFut, Ex, Exit, Thread};
+use super::thread::{fault, now, Ex, Exit, Run, Thread};
 use crate::outcome::FaultCode;
 use crate::value::{Scalar, Value};
 use ser_lang::ast::*;
@@ -14,9 +14,10 @@ impl<'a> Thread<'a> {
     }
 
     /// Evaluates an expression; faults carry the location of the statement.
-    /// A leaf (a literal, a name) never suspends, so it is evaluated at
-    /// once, without a task of its own.
-    pub fn eval<'s>(&'s mut self, e: &'a Expr) -> Eval<'s> {
+    /// A leaf (a literal, a name) is evaluated at once; so is a small
+    /// expression that calls nothing (see [`runs_at_once`]), without a task
+    /// of its own.
+    pub fn eval<'s>(&'s mut self, e: &'a Expr) -> Run<'s, Ex<Value>> {
         if is_leaf(e) {
             let r = match self.enter_expr() {
                 Ok(()) => {
@@ -25,13 +26,18 @@ impl<'a> Thread<'a> {
                 }
                 Err(x) => Err(x),
             };
-            return Eval::Done(Some(r));
+            return Run::Done(Some(r));
         }
-        Eval::Task(Box::pin(async move {
+        let task = async move {
             self.enter_expr()?;
             let r = self.eval_kind(e).await;
             self.leave_expr(r)
-        }))
+        };
+        if runs_at_once(e) {
+            Run::Done(Some(now(task)))
+        } else {
+            Run::Task(Box::pin(task))
+        }
     }
 
     /// Counts an expression's step and level (see [`Thread::step`],
@@ -332,6 +338,25 @@ impl<'a> Thread<'a> {
     }
 }
 
+/// Whether an expression surely completes without suspending, seen from
+/// the top: it calls nothing (only a call reaches a wave operation or a
+/// reorder point), within two levels so that the check stays cheap. Deeper
+/// expressions run as tasks, as those that call do.
+pub(super) fn runs_at_once(e: &Expr) -> bool {
+    fn within(e: &Expr, levels: u32) -> bool {
+        is_leaf(e)
+            || levels > 0
+                && !matches!(
+                    e.kind,
+                    ExprKind::Call { .. }
+                        | ExprKind::StaticCall { .. }
+                        | ExprKind::MethodCall { .. }
+                )
+                && e.operands_all(|x| within(x, levels - 1))
+    }
+    within(e, 2)
+}
+
 /// Whether an expression is a leaf: a literal or a name, which evaluates
 /// without evaluating anything else.
 fn is_leaf(e: &Expr) -> bool {
@@ -342,27 +367,6 @@ fn is_leaf(e: &Expr) -> bool {
             | ExprKind::BoolLit(_)
             | ExprKind::Ident(_)
     )
-}
-
-/// An expression being evaluated: done already (a leaf), or a task that
-/// may suspend (at a wave operation or a reorder point inside it).
-pub(super) enum Eval<'s> {
-    Done(Option<Ex<Value>>),
-    Task(BoxFut<'s, Ex<Value>>),
-}
-
-impl std::future::Future for Eval<'_> {
-    type Output = Ex<Value>;
-
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Ex<Value>> {
-        match self.get_mut() {
-            Eval::Done(r) => std::task::Poll::Ready(r.take().expect("polled after it completed")),
-            Eval::Task(task) => task.as_mut().poll(cx),
-        }
-    }
 }
 
 /// The value an acceleration structure name evaluates to: the case's one
@@ -441,4 +445,48 @@ fn construct(ty: &Type, comps: Vec<Scalar>, log: &mut crate::choice::ChoiceLog) 
         },
         _ => unreachable!("checked above"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The expression of each expression statement of `f`'s body.
+    fn exprs(body: &str) -> Vec<Expr> {
+        let lib = ser_lang::parser::parse(&format!("void f() {{ {body} }}")).expect("parses");
+        let Item::Function(f) = &lib.items[0] else {
+            panic!("a function")
+        };
+        f.body
+            .stmts
+            .iter()
+            .map(|s| match &s.kind {
+                StmtKind::Expr(e) => e.clone(),
+                other => panic!("an expression statement, not {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn only_small_expressions_without_calls_run_at_once() {
+        let at_once = |body: &str| exprs(body).iter().map(runs_at_once).collect::<Vec<_>>();
+        // Operators on names and literals, two levels deep.
+        assert_eq!(
+            at_once(
+                "x; o + 7; Out[o + 1]; Out[o] = v; p.a = -t; x = c ? a : b; y = float3(a, b, 1.0);"
+            ),
+            [true; 7]
+        );
+        // A call anywhere in it may reach a wave operation or a reorder
+        // point; an intrinsic or method is a call like any other.
+        assert_eq!(
+            at_once("f(x); Out[o] = WaveActiveSum(v); a = h.IsHit() ? 1 : 0; b = 1 + g();"),
+            [false; 4]
+        );
+        // Deeper than two levels: a task, whatever it holds.
+        assert_eq!(
+            at_once("x = a + b * c; y = ((a + b) + c) + d;"),
+            [false, false]
+        );
+    }
 }

@@ -2,8 +2,9 @@
 //! writes to (a local variable, or an element of an output buffer, and a
 //! path of fields, indices and swizzles into it).
 
+use super::expr::runs_at_once;
 use super::ops;
-use super::thread::{fault, BoxFut, Ex, Thread};
+use super::thread::{fault, now, Ex, Run, Thread};
 use crate::outcome::FaultCode;
 use crate::value::{Scalar, Value};
 use ser_lang::ast::{Expr, ExprKind};
@@ -211,13 +212,19 @@ impl<'a> Thread<'a> {
     }
 
     /// Evaluates an expression to the place it names.
-    pub fn place<'s>(&'s mut self, e: &'a Expr) -> BoxFut<'s, Ex<Place<'a>>> {
-        Box::pin(async move {
+    /// At once when it surely does not suspend (see [`runs_at_once`]).
+    pub fn place<'s>(&'s mut self, e: &'a Expr) -> Run<'s, Ex<Place<'a>>> {
+        let task = async move {
             self.descend()?;
             let r = self.place_kind(e).await;
             self.ascend();
             r
-        })
+        };
+        if runs_at_once(e) {
+            Run::Done(Some(now(task)))
+        } else {
+            Run::Task(Box::pin(task))
+        }
     }
 
     async fn place_kind(&mut self, e: &'a Expr) -> Ex<Place<'a>> {
@@ -305,13 +312,14 @@ impl<'a> Thread<'a> {
                     write_into(self, &mut element, &p.steps, new)?;
                     element
                 };
-                let written = self
+                let (start, written) = self
                     .shared
                     .memory
                     .borrow_mut()
                     .store(self.id, *b, i, &element)?;
                 for log in &mut self.write_logs {
-                    log.extend(written.iter().map(|(word, s)| (*b, *word, s.clone())));
+                    let words = written.iter().enumerate();
+                    log.extend(words.map(|(k, s)| (*b, start + k, s.clone())));
                 }
                 Ok(())
             }

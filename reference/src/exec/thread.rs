@@ -14,8 +14,36 @@ use crate::value::{new_value, Fill, Value};
 use ser_lang::ast::*;
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
 
 pub(super) type BoxFut<'s, T> = Pin<Box<dyn Future<Output = T> + 's>>;
+
+/// A part of a thread being run: done already (it could not suspend, so it
+/// ran at once, without a task of its own), or a task that may suspend (at a
+/// wave operation or a reorder point inside it).
+pub(super) enum Run<'s, T> {
+    Done(Option<T>),
+    Task(BoxFut<'s, T>),
+}
+
+impl<T: Unpin> Future for Run<'_, T> {
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        match self.get_mut() {
+            Run::Done(r) => Poll::Ready(r.take().expect("polled after it completed")),
+            Run::Task(task) => task.as_mut().poll(cx),
+        }
+    }
+}
+
+/// Runs to completion a future that cannot suspend: one that calls nothing.
+pub(super) fn now<F: Future>(f: F) -> F::Output {
+    match std::pin::pin!(f).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(r) => r,
+        Poll::Pending => unreachable!("only a call suspends, and this makes none"),
+    }
+}
 
 /// Why evaluation stopped early.
 pub(super) enum Exit {

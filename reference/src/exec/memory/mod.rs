@@ -223,14 +223,14 @@ impl Memory {
     }
 
     /// Stores `value` (already of the element type) as element `index`;
-    /// returns the words written, as `(word index, value)`.
+    /// returns the first word written and the values written from it on.
     pub fn store(
         &mut self,
         thread: usize,
         buffer: usize,
         index: &Scalar,
         value: &Value,
-    ) -> Result<Vec<(usize, Scalar)>, Fault> {
+    ) -> Result<(usize, Vec<Scalar>), Fault> {
         let (start, n) = self.range(buffer, index)?;
         let comps = value.components();
         if comps.len() != n {
@@ -239,12 +239,10 @@ impl Memory {
                 format!("storing {} components into elements of {n}", comps.len()),
             ));
         }
-        let mut written = Vec::with_capacity(n);
-        for (k, s) in comps.into_iter().enumerate() {
+        for (k, s) in comps.iter().enumerate() {
             self.record(thread, buffer, start + k, s.clone(), false);
-            written.push((start + k, s));
         }
-        Ok(written)
+        Ok((start, comps))
     }
 
     /// `InterlockedAdd` on a one-component element: returns the value
@@ -339,7 +337,15 @@ impl Memory {
         self.buffers
             .iter()
             .map(|b| {
-                let words = b.words.iter().map(word_legal).collect();
+                let words = b
+                    .words
+                    .iter()
+                    .map(|w| {
+                        let mut l = Legal::Values(Vec::new());
+                        add_word(&mut l, w);
+                        l
+                    })
+                    .collect();
                 let first = b.words.iter().map(|w| w.current.bits).collect();
                 (
                     b.name.clone(),
@@ -358,11 +364,7 @@ impl Memory {
         for b in &self.buffers {
             let lb = legal.get_mut(&b.name).expect("same buffers every run");
             for (l, w) in lb.words.iter_mut().zip(&b.words) {
-                match (word_legal(w), &mut *l) {
-                    (_, Legal::Unspecified(_)) => {}
-                    (u @ Legal::Unspecified(_), _) => *l = u,
-                    (Legal::Values(vs), _) => vs.into_iter().for_each(|v| l.add(v)),
-                }
+                add_word(l, w);
             }
         }
     }
@@ -378,26 +380,37 @@ fn observed(s: &Scalar) -> Result<Observed, String> {
     }
 }
 
-/// A word written by several threads holds one of their last writes; when
-/// every write was an atomic add, the sum of them all, whatever the order.
-fn word_legal(w: &Word) -> Legal {
+/// Adds what a word may hold after this run to `legal`, the contents of
+/// earlier runs (none, for the first). A word written by several threads
+/// holds one of their last writes; when every write was an atomic add, the
+/// sum of them all, whatever the order.
+fn add_word(legal: &mut Legal, w: &Word) {
+    if let Legal::Unspecified(_) = legal {
+        return;
+    }
     let several = w.writes.len() > 1;
     if several && w.writes.iter().any(|x| x.atomic) && !w.writes.iter().all(|x| x.atomic) {
-        return Legal::Unspecified(
+        *legal = Legal::Unspecified(
             "stores and atomics of different threads to one word, in no defined order".into(),
         );
+        return;
     }
-    let candidates: Vec<&Scalar> = if several && !w.writes[0].atomic {
-        w.writes.iter().map(|x| &x.last).collect()
+    let (mut lasts, mut current) = (
+        w.writes.iter().map(|x| &x.last),
+        std::iter::once(&w.current),
+    );
+    let candidates: &mut dyn Iterator<Item = &Scalar> = if several && !w.writes[0].atomic {
+        &mut lasts
     } else {
-        vec![&w.current]
+        &mut current
     };
-    let mut out = Legal::Values(Vec::new());
     for s in candidates {
         match observed(s) {
-            Ok(o) => out.add(o),
-            Err(why) => return Legal::Unspecified(why),
+            Ok(o) => legal.add(o),
+            Err(why) => {
+                *legal = Legal::Unspecified(why);
+                return;
+            }
         }
     }
-    out
 }
