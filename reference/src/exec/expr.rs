@@ -483,10 +483,11 @@ mod tests {
             at_once("f(x); Out[o] = WaveActiveSum(v); a = h.IsHit() ? 1 : 0; b = 1 + g();"),
             [false; 4]
         );
-        // Deeper than two levels: a task, whatever it holds.
+        // Deeper than two levels: a task, whatever it holds (its operands
+        // may still run at once: here `Out[o + 1]` and `v`).
         assert_eq!(
-            at_once("x = a + b * c; y = ((a + b) + c) + d;"),
-            [false, false]
+            at_once("x = a + b * c; Out[o + 1] = v; y = ((a + b) + c) + d;"),
+            [false; 3]
         );
     }
 }
