@@ -95,20 +95,22 @@ impl Cursor<'_> {
 
     /// Moves past the bytes of a name.
     fn advance_name(&mut self) {
-        let n = self.src.as_bytes()[self.i..]
-            .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
-            .count();
+        let n = self.count_while(|b| b.is_ascii_alphanumeric() || b == b'_');
         self.advance_ascii(n);
     }
 
     /// Moves past the bytes for which `f` holds.
     fn advance_while(&mut self, f: impl Fn(u8) -> bool) {
-        let n = self.src.as_bytes()[self.i..]
+        let n = self.count_while(f);
+        self.advance(n);
+    }
+
+    /// How many bytes from here `f` holds for.
+    fn count_while(&self, f: impl Fn(u8) -> bool) -> usize {
+        self.src.as_bytes()[self.i..]
             .iter()
             .take_while(|b| f(**b))
-            .count();
-        self.advance(n);
+            .count()
     }
 }
 

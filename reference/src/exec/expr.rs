@@ -2,7 +2,7 @@
 
 use super::ops;
 use super::place::{member, Place};
-use super::thread::{fault, now, Ex, Exit, Run, Thread};
+use super::thread::{fault, Ex, Exit, Run, Thread};
 use crate::outcome::FaultCode;
 use crate::value::{Scalar, Value};
 use ser_lang::ast::*;
@@ -28,16 +28,11 @@ impl<'a> Thread<'a> {
             };
             return Run::Done(Some(r));
         }
-        let task = async move {
+        Run::new(runs_at_once(e), async move {
             self.enter_expr()?;
             let r = self.eval_kind(e).await;
             self.leave_expr(r)
-        };
-        if runs_at_once(e) {
-            Run::Done(Some(now(task)))
-        } else {
-            Run::Task(Box::pin(task))
-        }
+        })
     }
 
     /// Counts an expression's step and level (see [`Thread::step`],

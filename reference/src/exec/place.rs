@@ -4,7 +4,7 @@
 
 use super::expr::runs_at_once;
 use super::ops;
-use super::thread::{fault, now, Ex, Run, Thread};
+use super::thread::{fault, Ex, Run, Thread};
 use crate::outcome::FaultCode;
 use crate::value::{Scalar, Value};
 use ser_lang::ast::{Expr, ExprKind};
@@ -214,17 +214,12 @@ impl<'a> Thread<'a> {
     /// Evaluates an expression to the place it names.
     /// At once when it surely does not suspend (see [`runs_at_once`]).
     pub fn place<'s>(&'s mut self, e: &'a Expr) -> Run<'s, Ex<Place<'a>>> {
-        let task = async move {
+        Run::new(runs_at_once(e), async move {
             self.descend()?;
             let r = self.place_kind(e).await;
             self.ascend();
             r
-        };
-        if runs_at_once(e) {
-            Run::Done(Some(now(task)))
-        } else {
-            Run::Task(Box::pin(task))
-        }
+        })
     }
 
     async fn place_kind(&mut self, e: &'a Expr) -> Ex<Place<'a>> {

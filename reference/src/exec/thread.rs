@@ -26,6 +26,18 @@ pub(super) enum Run<'s, T> {
     Task(BoxFut<'s, T>),
 }
 
+impl<'s, T> Run<'s, T> {
+    /// Runs `task` at once when it cannot suspend (`at_once`), or makes it
+    /// a task.
+    pub fn new(at_once: bool, task: impl Future<Output = T> + 's) -> Self {
+        if at_once {
+            Run::Done(Some(now(task)))
+        } else {
+            Run::Task(Box::pin(task))
+        }
+    }
+}
+
 impl<T: Unpin> Future for Run<'_, T> {
     type Output = T;
 
@@ -38,7 +50,7 @@ impl<T: Unpin> Future for Run<'_, T> {
 }
 
 /// Runs to completion a future that cannot suspend: one that calls nothing.
-pub(super) fn now<F: Future>(f: F) -> F::Output {
+fn now<F: Future>(f: F) -> F::Output {
     match std::pin::pin!(f).poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(r) => r,
         Poll::Pending => unreachable!("only a call suspends, and this makes none"),
