@@ -50,6 +50,21 @@ impl ChoiceLog {
             .fold(1u64, |n, &(_, of)| n.saturating_mul(of as u64))
     }
 
+    /// How many more runs the walk takes at least: every alternative not
+    /// yet taken at a choice of the current run's path starts a run of its
+    /// own (the walk takes alternatives in order, so those below the one
+    /// taken are done). Exact as a lower bound while the thread's choices
+    /// do not depend on other threads'.
+    pub fn runs_left(&self) -> u64 {
+        if self.exhausted {
+            return 0;
+        }
+        self.taken
+            .iter()
+            .map(|&(taken, of)| (of - taken - 1) as u64)
+            .sum()
+    }
+
     /// Moves to the next unexplored sequence; returns `false` when this
     /// thread has taken every sequence. An exhausted log replays its first
     /// sequence, so that a thread with fewer paths than its neighbours still
@@ -136,5 +151,27 @@ mod tests {
             log.choose(4, "c");
         }
         assert_eq!(log.estimated_sequences(), u64::MAX, "saturates");
+    }
+
+    #[test]
+    fn counts_the_runs_left_on_the_path_taken() {
+        // The tree of `walks_every_sequence_once`: a in {0, 1}; b in
+        // {0, 1, 2} under a = 1; four sequences in all.
+        let mut log = ChoiceLog::default();
+        let mut left = Vec::new();
+        loop {
+            log.start_run();
+            if log.choose(2, "a") == 1 {
+                log.choose(3, "b");
+            }
+            left.push(log.runs_left());
+            if !log.advance() {
+                break;
+            }
+        }
+        // After the first run only a = 1 is known to be left (its three
+        // b's are not yet seen); after (1, 0), b = 1 and b = 2.
+        assert_eq!(left, vec![1, 2, 1, 0]);
+        assert_eq!(log.runs_left(), 0, "exhausted");
     }
 }

@@ -212,14 +212,17 @@ fn explore(
 }
 
 /// Why exploring must stop before every choice is taken, when it must:
-/// `max_runs` spent, or a thread whose choices in this run alone multiply
-/// past [`ESTIMATE_MARGIN`] times the limit (a tree that branches alike
-/// everywhere would take that many runs; skipping it now spares the runs
-/// up to the limit).
+/// the runs done and those a thread's walk must still take
+/// ([`ChoiceLog::runs_left`]) pass `max_runs`, or a thread whose choices in
+/// this run alone multiply past [`ESTIMATE_MARGIN`] times the limit (a tree
+/// that branches alike everywhere would take that many runs). Either way
+/// the runs up to the limit are spared.
 fn too_many_runs(logs: &[ChoiceLog], runs: usize, max_runs: usize) -> Option<String> {
-    if runs >= max_runs {
+    let left = logs.iter().map(ChoiceLog::runs_left).max().unwrap_or(0);
+    if runs as u64 + left > max_runs as u64 {
         return Some(format!(
-            "more than {max_runs} runs would be needed to explore every implementation choice"
+            "more than {max_runs} runs would be needed to explore every implementation choice \
+             ({runs} done, at least {left} to go)"
         ));
     }
     let estimate = logs.iter().map(ChoiceLog::estimated_sequences).max()?;
@@ -298,18 +301,18 @@ mod tests {
 
     #[test]
     fn stops_at_the_limit_or_when_one_thread_estimates_past_its_margin() {
+        // Two choices of two, first alternatives taken: two runs to go.
         let small = log_with(&[2, 2]);
-        assert_eq!(too_many_runs(std::slice::from_ref(&small), 3, 4), None);
-        assert!(
-            too_many_runs(std::slice::from_ref(&small), 4, 4).is_some(),
-            "the limit"
-        );
-        // 4 x 3 x 2 = 24 is within 8 x 4 = 32; 4 x 4 x 3 = 48 is past it.
+        assert_eq!(too_many_runs(std::slice::from_ref(&small), 2, 4), None);
+        let why = too_many_runs(std::slice::from_ref(&small), 3, 4).expect("the limit");
+        assert!(why.contains("3 done, at least 2 to go"), "{why}");
+        // Six binary choices: 2^6 = 64 is within 8 x 16 = 128 and 1 + 6
+        // runs within 16; ten: 2^10 = 1024 is past it, though 1 + 10 is not.
         assert_eq!(
-            too_many_runs(&[small.clone(), log_with(&[4, 3, 2])], 1, 4),
+            too_many_runs(&[small.clone(), log_with(&[2; 6])], 1, 16),
             None
         );
-        let why = too_many_runs(&[small, log_with(&[4, 4, 3])], 1, 4).expect("past the margin");
-        assert!(why.contains("about 48 runs"), "{why}");
+        let why = too_many_runs(&[small, log_with(&[2; 10])], 1, 16).expect("past the margin");
+        assert!(why.contains("about 1024 runs"), "{why}");
     }
 }
