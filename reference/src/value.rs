@@ -227,6 +227,19 @@ impl Value {
         }
     }
 
+    /// The scalars of a scalar, vector or matrix, in order, moved out of
+    /// the value ([`Value::components`] without the copy).
+    pub fn into_components(self) -> Vec<Scalar> {
+        match self {
+            Value::Scalar(s) => vec![s],
+            Value::Vector(v) | Value::Matrix { elems: v, .. } => v,
+            Value::Struct { fields: items, .. } | Value::Array(items) => {
+                items.into_iter().flat_map(Value::into_components).collect()
+            }
+            Value::HitObject(_) | Value::RayQuery(_) => Vec::new(),
+        }
+    }
+
     /// The HLSL type name of the value, for messages.
     pub fn type_name(&self) -> String {
         match self {
@@ -379,5 +392,34 @@ pub fn unspecify_differences(a: Value, b: &Value, reason: &str) -> Value {
         ),
         (a, b) if a == *b => a,
         (a, _) => unspecify(a, &reason),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_moved_out_are_those_copied() {
+        let s = |v| Scalar::uint(v);
+        let values = [
+            Value::uint(1),
+            Value::Vector(vec![s(1), s(2), s(3)]),
+            Value::Matrix {
+                rows: 1,
+                cols: 2,
+                elems: vec![s(4), s(5)],
+            },
+            Value::Struct {
+                name: "S".into(),
+                fields: vec![Value::uint(6), Value::Array(vec![Value::uint(7)])],
+            },
+            Value::void(),
+        ];
+        for v in values {
+            assert_eq!(v.clone().into_components(), v.components(), "{v:?}");
+        }
+        let nested = Value::Array(vec![Value::Vector(vec![s(8), s(9)]), Value::uint(10)]);
+        assert_eq!(nested.into_components(), vec![s(8), s(9), s(10)]);
     }
 }

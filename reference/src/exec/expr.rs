@@ -120,7 +120,7 @@ impl<'a> Thread<'a> {
             ExprKind::Construct(ty, args) => {
                 let mut comps = Vec::new();
                 for a in args {
-                    comps.extend(self.eval(a).await?.components());
+                    comps.extend(self.eval(a).await?.into_components());
                 }
                 construct(ty, comps, &mut self.log)
             }

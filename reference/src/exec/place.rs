@@ -128,7 +128,7 @@ fn write_into(thread: &mut Thread, v: &mut Value, steps: &[Step], new: Value) ->
         (Value::Vector(c), Step::Swizzle(ix)) if rest.is_empty() => {
             let comps = match new {
                 Value::Scalar(s) => vec![s; ix.len()],
-                other => other.components(),
+                other => other.into_components(),
             };
             if comps.len() < ix.len() {
                 return fault(FaultCode::Unsupported, "too few components for the swizzle");
@@ -311,7 +311,7 @@ impl<'a> Thread<'a> {
                     .shared
                     .memory
                     .borrow_mut()
-                    .store(self.id, *b, i, &element)?;
+                    .store(self.id, *b, i, element)?;
                 for log in &mut self.write_logs {
                     let words = written.iter().enumerate();
                     log.extend(words.map(|(k, s)| (*b, start + k, s.clone())));

@@ -229,10 +229,10 @@ impl Memory {
         thread: usize,
         buffer: usize,
         index: &Scalar,
-        value: &Value,
+        value: Value,
     ) -> Result<(usize, Vec<Scalar>), Fault> {
         let (start, n) = self.range(buffer, index)?;
-        let comps = value.components();
+        let comps = value.into_components();
         if comps.len() != n {
             return Err(Fault::new(
                 FaultCode::Unsupported,
