@@ -40,14 +40,25 @@ impl ChoiceLog {
         self.pos = 0;
     }
 
-    /// How many runs the walk would take if, at every choice met in the
-    /// current run, each alternative led to as many sequences as the one
-    /// taken: the product of the alternatives along the path (Knuth's
-    /// estimate of a tree's size from one path), saturating.
-    pub fn estimated_sequences(&self) -> u64 {
-        self.taken
-            .iter()
-            .fold(1u64, |n, &(_, of)| n.saturating_mul(of as u64))
+    /// How many more runs the walk would take if every alternative not yet
+    /// taken at a choice of the current run's path led to as many
+    /// sequences as the path does below that choice: the sum, over those
+    /// choices, of the alternatives left times the product of the
+    /// alternatives of the choices after it, saturating. Knuth's estimate
+    /// of a tree's size from one path, applied to what is left of the walk
+    /// (after the first run it is that estimate less the run taken); it
+    /// sharpens as later runs take other paths.
+    pub fn estimated_runs_left(&self) -> u64 {
+        if self.exhausted {
+            return 0;
+        }
+        let mut below = 1u64;
+        let mut left = 0u64;
+        for &(taken, of) in self.taken.iter().rev() {
+            left = left.saturating_add(((of - taken - 1) as u64).saturating_mul(below));
+            below = below.saturating_mul(of as u64);
+        }
+        left
     }
 
     /// How many more runs the walk takes at least: every alternative not
@@ -136,21 +147,29 @@ mod tests {
     }
 
     #[test]
-    fn estimates_from_the_path_taken() {
+    fn estimates_the_runs_left_from_the_path_taken() {
         let mut log = ChoiceLog::default();
         log.start_run();
-        assert_eq!(log.estimated_sequences(), 1);
+        assert_eq!(log.estimated_runs_left(), 0);
         log.choose(3, "a");
         log.choose(2, "b");
-        assert_eq!(log.estimated_sequences(), 6);
+        // 3 x 2 = 6 sequences as the first path sees the tree: 5 to go.
+        assert_eq!(log.estimated_runs_left(), 5);
         log.advance();
         log.start_run();
         log.choose(3, "a");
-        assert_eq!(log.estimated_sequences(), 3, "only the current run's path");
+        log.choose(2, "b");
+        // (0, 1): a's two other alternatives, two sequences each.
+        assert_eq!(log.estimated_runs_left(), 4);
+        log.advance();
+        log.start_run();
+        log.choose(3, "a");
+        // (1): a has one alternative left, and the path ends here.
+        assert_eq!(log.estimated_runs_left(), 1, "only the current run's path");
         for _ in 0..80 {
             log.choose(4, "c");
         }
-        assert_eq!(log.estimated_sequences(), u64::MAX, "saturates");
+        assert_eq!(log.estimated_runs_left(), u64::MAX, "saturates");
     }
 
     #[test]
