@@ -49,14 +49,11 @@ impl ChoiceLog {
     /// (after the first run it is that estimate less the run taken); it
     /// sharpens as later runs take other paths.
     pub fn estimated_runs_left(&self) -> u64 {
-        if self.exhausted {
-            return 0;
-        }
         let mut below = 1u64;
         let mut left = 0u64;
-        for &(taken, of) in self.taken.iter().rev() {
-            left = left.saturating_add(((of - taken - 1) as u64).saturating_mul(below));
-            below = below.saturating_mul(of as u64);
+        for (untaken, of) in self.untaken().rev() {
+            left = left.saturating_add(untaken.saturating_mul(below));
+            below = below.saturating_mul(of);
         }
         left
     }
@@ -67,13 +64,20 @@ impl ChoiceLog {
     /// taken are done). Exact as a lower bound while the thread's choices
     /// do not depend on other threads'.
     pub fn runs_left(&self) -> u64 {
-        if self.exhausted {
-            return 0;
-        }
-        self.taken
-            .iter()
-            .map(|&(taken, of)| (of - taken - 1) as u64)
-            .sum()
+        self.untaken().map(|(untaken, _)| untaken).sum()
+    }
+
+    /// For each choice of the current run's path, first first: how many of
+    /// its alternatives the walk has still to take, and how many it has;
+    /// none once the walk is exhausted.
+    fn untaken(&self) -> impl DoubleEndedIterator<Item = (u64, u64)> + '_ {
+        let path = if self.exhausted {
+            &[][..]
+        } else {
+            &self.taken[..]
+        };
+        path.iter()
+            .map(|&(taken, of)| ((of - taken - 1) as u64, of as u64))
     }
 
     /// Moves to the next unexplored sequence; returns `false` when this
@@ -130,19 +134,28 @@ impl Chooser for First {
 mod tests {
     use super::*;
 
-    #[test]
-    fn walks_every_sequence_once() {
+    /// Walks the tree a in {0, 1}, b in {0, 1, 2} under a = 1 (four
+    /// sequences) to its end; `f` sees each run's choices and the log as
+    /// the run left it. Gives what `f` returned, and the exhausted log.
+    fn walk_small_tree<T>(
+        mut f: impl FnMut((usize, usize), &ChoiceLog) -> T,
+    ) -> (Vec<T>, ChoiceLog) {
         let mut log = ChoiceLog::default();
         let mut seen = Vec::new();
         loop {
             log.start_run();
             let a = log.choose(2, "a");
             let b = if a == 1 { log.choose(3, "b") } else { 0 };
-            seen.push((a, b));
+            seen.push(f((a, b), &log));
             if !log.advance() {
-                break;
+                return (seen, log);
             }
         }
+    }
+
+    #[test]
+    fn walks_every_sequence_once() {
+        let (seen, _) = walk_small_tree(|taken, _| taken);
         assert_eq!(seen, vec![(0, 0), (1, 0), (1, 1), (1, 2)]);
     }
 
@@ -174,20 +187,7 @@ mod tests {
 
     #[test]
     fn counts_the_runs_left_on_the_path_taken() {
-        // The tree of `walks_every_sequence_once`: a in {0, 1}; b in
-        // {0, 1, 2} under a = 1; four sequences in all.
-        let mut log = ChoiceLog::default();
-        let mut left = Vec::new();
-        loop {
-            log.start_run();
-            if log.choose(2, "a") == 1 {
-                log.choose(3, "b");
-            }
-            left.push(log.runs_left());
-            if !log.advance() {
-                break;
-            }
-        }
+        let (left, log) = walk_small_tree(|_, log| log.runs_left());
         // After the first run only a = 1 is known to be left (its three
         // b's are not yet seen); after (1, 0), b = 1 and b = 2.
         assert_eq!(left, vec![1, 2, 1, 0]);

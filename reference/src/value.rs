@@ -217,18 +217,10 @@ impl Value {
 
     /// The scalars of a scalar, vector or matrix, in order.
     pub fn components(&self) -> Vec<Scalar> {
-        match self {
-            Value::Scalar(s) => vec![s.clone()],
-            Value::Vector(v) => v.clone(),
-            Value::Matrix { elems, .. } => elems.clone(),
-            Value::Struct { fields, .. } => fields.iter().flat_map(Value::components).collect(),
-            Value::Array(items) => items.iter().flat_map(Value::components).collect(),
-            Value::HitObject(_) | Value::RayQuery(_) => Vec::new(),
-        }
+        self.clone().into_components()
     }
 
-    /// The scalars of a scalar, vector or matrix, in order, moved out of
-    /// the value ([`Value::components`] without the copy).
+    /// [`Value::components`], moved out of the value rather than copied.
     pub fn into_components(self) -> Vec<Scalar> {
         match self {
             Value::Scalar(s) => vec![s],
@@ -400,26 +392,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn components_moved_out_are_those_copied() {
+    fn components_are_the_scalars_in_order() {
         let s = |v| Scalar::uint(v);
-        let values = [
-            Value::uint(1),
-            Value::Vector(vec![s(1), s(2), s(3)]),
-            Value::Matrix {
-                rows: 1,
-                cols: 2,
-                elems: vec![s(4), s(5)],
-            },
-            Value::Struct {
-                name: "S".into(),
-                fields: vec![Value::uint(6), Value::Array(vec![Value::uint(7)])],
-            },
-            Value::void(),
+        let cases = [
+            (Value::uint(1), vec![s(1)]),
+            (
+                Value::Vector(vec![s(1), s(2), s(3)]),
+                vec![s(1), s(2), s(3)],
+            ),
+            (
+                Value::Matrix {
+                    rows: 1,
+                    cols: 2,
+                    elems: vec![s(4), s(5)],
+                },
+                vec![s(4), s(5)],
+            ),
+            (
+                Value::Struct {
+                    name: "S".into(),
+                    fields: vec![Value::uint(6), Value::Array(vec![Value::uint(7)])],
+                },
+                vec![s(6), s(7)],
+            ),
+            (
+                Value::Array(vec![Value::Vector(vec![s(8), s(9)]), Value::uint(10)]),
+                vec![s(8), s(9), s(10)],
+            ),
+            (Value::void(), vec![]),
         ];
-        for v in values {
-            assert_eq!(v.clone().into_components(), v.components(), "{v:?}");
+        for (v, want) in cases {
+            assert_eq!(v.components(), want, "{v:?}");
+            assert_eq!(v.into_components(), want);
         }
-        let nested = Value::Array(vec![Value::Vector(vec![s(8), s(9)]), Value::uint(10)]);
-        assert_eq!(nested.into_components(), vec![s(8), s(9), s(10)]);
     }
 }

@@ -229,12 +229,12 @@ fn too_many_runs(logs: &[ChoiceLog], runs: usize, max_runs: usize) -> Option<Str
         ));
     }
     let estimate = most(ChoiceLog::estimated_runs_left);
-    (runs.saturating_add(estimate) > ESTIMATE_MARGIN.saturating_mul(max_runs)).then(|| {
+    let total = runs.saturating_add(estimate);
+    (total > ESTIMATE_MARGIN.saturating_mul(max_runs)).then(|| {
         format!(
-            "about {} runs would be needed to explore every implementation choice \
+            "about {total} runs would be needed to explore every implementation choice \
              ({runs} done, about {estimate} to go, estimated from the choices of this run), \
-             more than {max_runs}",
-            runs.saturating_add(estimate)
+             more than {max_runs}"
         )
     })
 }
