@@ -2,7 +2,7 @@
 
 /// The allocator `ser-conformance` runs the reference with (see there).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ser_harness::alloc::Allocator = ser_harness::alloc::Allocator;
 
 use ser_harness::backend::Backend;
 use ser_harness::load::Case;

@@ -5,6 +5,7 @@
 //! The harness knows nothing of SER semantics: those live in
 //! `ser-reference`.
 
+pub mod alloc;
 pub mod backend;
 pub mod baseline;
 pub mod broken;

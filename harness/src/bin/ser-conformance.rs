@@ -40,7 +40,7 @@ use std::time::Duration;
 /// cases/s through the reference). Set per binary, not in the library:
 /// the backends' binaries and the sanitizer-built fuzz targets link it too.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ser_harness::alloc::Allocator = ser_harness::alloc::Allocator;
 
 #[derive(Parser)]
 #[command(
