@@ -138,17 +138,19 @@ pub fn parse_component(j: &Json, ty: ScalarType, path: &str) -> Result<Expect, P
 /// for memory (`cases/README.md`, "Limits").
 pub const MAX_BUFFER_ELEMENTS: u32 = 65_536;
 
-/// Expands `{"repeat": x, "count": n}` entries of the element list of a
-/// buffer of `elements` elements; `what` names the list's entries in the
-/// error when their number differs (`element(s) expected`). The entries
-/// are counted before any is made, so a list never makes more than the
-/// buffer has.
-pub fn expand_repeats(
+/// The words of the element list of a buffer of `elements` elements, each
+/// entry's made by `words_of` (from the entry and its JSON path) once and
+/// repeated where the entry is `{"repeat": x, "count": n}`; `what` names
+/// the list's entries in the error when their number differs (`element(s)
+/// expected`). The entries are counted before any is made, so a list never
+/// makes more than the buffer has.
+pub fn expand_repeats<W: Clone>(
     list: &[Json],
     path: &str,
     elements: u32,
     what: &str,
-) -> Result<Vec<(String, Json)>, ParseError> {
+    mut words_of: impl FnMut(&Json, &str) -> Result<Vec<W>, ParseError>,
+) -> Result<Vec<W>, ParseError> {
     let mut total = 0u64;
     for (i, j) in list.iter().enumerate() {
         total = total.saturating_add(match repeat(j) {
@@ -165,15 +167,16 @@ pub fn expand_repeats(
     if total != u64::from(elements) {
         return err(path, format!("{total} {what}, the buffer has {elements}"));
     }
-    let mut out = Vec::with_capacity(elements as usize);
+    let mut out = Vec::new();
     for (i, j) in list.iter().enumerate() {
-        let here = format!("{path}[{i}]");
         match repeat(j) {
             Some(Ok((element, count))) => {
-                let entry = (format!("{here}.repeat"), element.clone());
-                out.extend(std::iter::repeat_n(entry, count as usize));
+                let words = words_of(element, &format!("{path}[{i}].repeat"))?;
+                for _ in 0..count {
+                    out.extend_from_slice(&words);
+                }
             }
-            _ => out.push((here, j.clone())),
+            _ => out.extend(words_of(j, &format!("{path}[{i}]"))?),
         }
     }
     Ok(out)
@@ -197,23 +200,24 @@ pub fn parse_buffer(
     elements: u32,
     path: &str,
 ) -> Result<BufferExpect, ParseError> {
-    let entries = expand_repeats(list, path, elements, "element(s) expected")?;
     let n = element.components as usize;
-    let mut words = Vec::with_capacity(entries.len() * n);
-    for (p, j) in &entries {
+    let words = expand_repeats(list, path, elements, "element(s) expected", |j, p| {
         if n == 1 {
-            words.push(parse_component(j, element.scalar, p)?);
+            Ok(vec![parse_component(j, element.scalar, p)?])
         } else if j.as_str() == Some("unspecified") {
-            words.extend(std::iter::repeat_n(Expect::Unspecified, n));
+            Ok(vec![Expect::Unspecified; n])
         } else {
             let Some(comps) = j.as_array().filter(|c| c.len() == n) else {
                 return err(p, format!("expected a list of {n} components"));
             };
-            for (k, c) in comps.iter().enumerate() {
-                words.push(parse_component(c, element.scalar, &format!("{p}[{k}]"))?);
-            }
+            let at = |k| format!("{p}[{k}]");
+            comps
+                .iter()
+                .enumerate()
+                .map(|(k, c)| parse_component(c, element.scalar, &at(k)))
+                .collect()
         }
-    }
+    })?;
     Ok(BufferExpect { element, words })
 }
 

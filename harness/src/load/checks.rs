@@ -254,52 +254,43 @@ pub(super) fn check_shader_table(
     program: &Program,
     at: &dyn Fn(&str) -> String,
 ) -> Check<()> {
-    let check = |name: &Option<String>, stage: Stage, path: String| -> Check<()> {
+    // The path is written only for an error.
+    let check = |name: &Option<String>, stage: Stage, path: &dyn Fn() -> String| -> Check<()> {
         match name {
             None => Ok(()),
             Some(n) if program.entry_stage(n) == Some(stage) => Ok(()),
             Some(n) => Err((
-                path,
+                at(&path()),
                 format!("`{n}` is not a {} shader of the library", stage.name()),
             )),
         }
     };
     let t = &spec.shader_table;
     for (i, r) in t.hit_groups.iter().enumerate() {
-        check(
-            &r.closest_hit,
-            Stage::ClosestHit,
-            at(&format!("shader_table.hit_groups[{i}].closest_hit")),
-        )?;
-        check(
-            &r.any_hit,
-            Stage::AnyHit,
-            at(&format!("shader_table.hit_groups[{i}].any_hit")),
-        )?;
-        check(
-            &r.intersection,
-            Stage::Intersection,
-            at(&format!("shader_table.hit_groups[{i}].intersection")),
-        )?;
+        check(&r.closest_hit, Stage::ClosestHit, &|| {
+            format!("shader_table.hit_groups[{i}].closest_hit")
+        })?;
+        check(&r.any_hit, Stage::AnyHit, &|| {
+            format!("shader_table.hit_groups[{i}].any_hit")
+        })?;
+        check(&r.intersection, Stage::Intersection, &|| {
+            format!("shader_table.hit_groups[{i}].intersection")
+        })?;
     }
     for (i, r) in t.miss.iter().enumerate() {
-        check(
-            &r.shader,
-            Stage::Miss,
-            at(&format!("shader_table.miss[{i}].shader")),
-        )?;
+        check(&r.shader, Stage::Miss, &|| {
+            format!("shader_table.miss[{i}].shader")
+        })?;
     }
     for (i, r) in t.callable.iter().enumerate() {
-        check(
-            &r.shader,
-            Stage::Callable,
-            at(&format!("shader_table.callable[{i}].shader")),
-        )?;
+        check(&r.shader, Stage::Callable, &|| {
+            format!("shader_table.callable[{i}].shader")
+        })?;
     }
     check(
         &spec.dispatch.as_ref().map(|d| d.raygen.clone()),
         Stage::RayGeneration,
-        at("dispatch.raygen"),
+        &|| "dispatch.raygen".to_string(),
     )
 }
 
@@ -344,25 +335,27 @@ pub(super) fn check_buffers(
             None => vec![0; b.elements as usize * element.components as usize],
             Some(list) => {
                 let path = at(&format!("buffers.{}.init", decl.name));
-                let entries =
-                    expect::expand_repeats(list, &path, b.elements, "initial element(s) given")?;
-                let mut words = Vec::new();
-                for (p, j) in entries {
-                    match (element.components, j.as_array()) {
-                        (1, _) => words.push(expect::parse_number(&j, element.scalar, &p)?),
-                        (n, Some(c)) if c.len() == n as usize => {
-                            for (k, v) in c.iter().enumerate() {
-                                words.push(expect::parse_number(
-                                    v,
-                                    element.scalar,
-                                    &format!("{p}[{k}]"),
-                                )?);
-                            }
+                let words_of =
+                    |j: &serde_json::Value, p: &str| match (element.components, j.as_array()) {
+                        (1, _) => Ok(vec![expect::parse_number(j, element.scalar, p)?]),
+                        (n, Some(c)) if c.len() == n as usize => c
+                            .iter()
+                            .enumerate()
+                            .map(|(k, v)| {
+                                expect::parse_number(v, element.scalar, &format!("{p}[{k}]"))
+                            })
+                            .collect(),
+                        (n, _) => {
+                            Err((p.to_string(), format!("expected a list of {n} components")))
                         }
-                        (n, _) => return Err((p, format!("expected a list of {n} components"))),
-                    }
-                }
-                words
+                    };
+                expect::expand_repeats(
+                    list,
+                    &path,
+                    b.elements,
+                    "initial element(s) given",
+                    words_of,
+                )?
             }
         };
         init.insert(decl.name.clone(), words);
