@@ -112,8 +112,9 @@ pub(super) fn check_case(spec: &CaseSpec, at: &dyn Fn(&str) -> String) -> Check<
                     }
                 }
             }
-            let path = format!("scene.blas[{b}].geometries[{g}].opacity_micromap");
-            check_micromap(geom, &at(&path))?;
+            check_micromap(geom, &|| {
+                at(&format!("scene.blas[{b}].geometries[{g}].opacity_micromap"))
+            })?;
         }
     }
     Ok(())
@@ -429,25 +430,26 @@ pub(super) fn check_buffers(
 
 /// An opacity micromap: on triangles, one entry per triangle, `4^level`
 /// states each within the format's range.
-fn check_micromap(geom: &ser_reference::scene::Geometry, path: &str) -> Check<()> {
+fn check_micromap(geom: &ser_reference::scene::Geometry, path: &dyn Fn() -> String) -> Check<()> {
+    // The path is written only for an error.
     let Some(map) = &geom.opacity_micromap else {
         return Ok(());
     };
     let Primitives::Triangles(tris) = &geom.primitives else {
         return Err((
-            path.to_string(),
+            path(),
             "opacity micromaps apply to triangle geometries only".into(),
         ));
     };
     if map.subdivision_level > 1 {
         return Err((
-            format!("{path}.subdivision_level"),
+            format!("{}.subdivision_level", path()),
             "the reference implements levels 0 and 1: deeper levels need the space-filling curve of the chapter's appendix, which is not among the spec documents".into(),
         ));
     }
     if map.triangles.len() != tris.len() {
         return Err((
-            format!("{path}.triangles"),
+            format!("{}.triangles", path()),
             format!(
                 "{} entries for {} triangles",
                 map.triangles.len(),
@@ -464,7 +466,7 @@ fn check_micromap(geom: &ser_reference::scene::Geometry, path: &str) -> Check<()
         if let MicromapEntry::States(states) = e {
             if states.len() != count || states.iter().any(|v| *v > max) {
                 return Err((
-                    format!("{path}.triangles[{i}]"),
+                    format!("{}.triangles[{i}]", path()),
                     format!("expected {count} states of 0..={max}, or a special index (fully_transparent, fully_opaque, fully_unknown_transparent, fully_unknown_opaque)"),
                 ));
             }
