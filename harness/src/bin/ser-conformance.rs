@@ -34,11 +34,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// mimalloc rather than the system's allocator: the reference allocates a
-/// value or a future per expression, and glibc's malloc took a quarter of
-/// its time (`cargo bench -p ser-harness --bench generated`: 1.6 times the
-/// cases/s through the reference). Set per binary, not in the library:
-/// the backends' binaries and the sanitizer-built fuzz targets link it too.
+/// mimalloc ([`ser_harness::alloc`]) rather than the system's allocator:
+/// the reference allocates a value or a future per expression, and glibc's
+/// malloc took a quarter of its time (`cargo bench -p ser-harness --bench
+/// generated`: 1.6 times the cases/s through the reference). Set per
+/// binary, not in the library: the backends' binaries and the
+/// sanitizer-built fuzz targets link it too.
 #[global_allocator]
 static ALLOCATOR: ser_harness::alloc::Allocator = ser_harness::alloc::Allocator;
 
