@@ -8,11 +8,14 @@ use ser_lang::names;
 use std::collections::HashMap;
 
 /// The value of a constant integer expression, if it is one.
-pub fn eval(e: &Expr, consts: &HashMap<String, u32>) -> Option<u32> {
+pub fn eval(e: &Expr, consts: &HashMap<&str, u32>) -> Option<u32> {
     Some(match &e.kind {
         ExprKind::IntLit { value, .. } => *value as u32,
         ExprKind::BoolLit(b) => *b as u32,
-        ExprKind::Ident(n) => consts.get(n).copied().or_else(|| names::constant(n))?,
+        ExprKind::Ident(n) => consts
+            .get(n.as_str())
+            .copied()
+            .or_else(|| names::constant(n))?,
         ExprKind::Cast(_, x) => eval(x, consts)?,
         ExprKind::Unary(op, x) => {
             let v = eval(x, consts)?;
@@ -78,7 +81,7 @@ mod tests {
 
     #[test]
     fn folds_flags_and_arithmetic() {
-        let consts = HashMap::from([("K".to_string(), 3)]);
+        let consts = HashMap::from([("K", 3)]);
         assert_eq!(eval(&expr("0x100 | 1"), &consts), Some(0x101));
         assert_eq!(
             eval(

@@ -10,17 +10,19 @@ use ser_lang::ast::*;
 use ser_lang::Span;
 use std::collections::{HashMap, HashSet};
 
-pub struct Facts {
-    pub types: HashMap<String, Type>,
+/// Names are borrowed from the program, so that working the facts out
+/// copies no name.
+pub struct Facts<'p> {
+    pub types: HashMap<&'p str, Type>,
     /// Every local declaration: name, type, where.
-    pub decls: Vec<(String, Type, Span)>,
-    pub consts: HashMap<String, u32>,
-    pub undefined: HashSet<String>,
+    pub decls: Vec<(&'p str, Type, Span)>,
+    pub consts: HashMap<&'p str, u32>,
+    pub undefined: HashSet<&'p str>,
 }
 
 /// The facts of every function of a program, worked out once for all the
 /// rules that need them.
-pub struct ProgramFacts<'p>(HashMap<&'p str, Facts>);
+pub struct ProgramFacts<'p>(HashMap<&'p str, Facts<'p>>);
 
 impl<'p> ProgramFacts<'p> {
     pub fn of(program: &'p Program) -> ProgramFacts<'p> {
@@ -38,43 +40,43 @@ impl<'p> ProgramFacts<'p> {
     }
 
     /// The facts of one of the program's functions.
-    pub fn function(&self, f: &FunctionDecl) -> &Facts {
+    pub fn function(&self, f: &FunctionDecl) -> &Facts<'p> {
         &self.0[f.name.as_str()]
     }
 }
 
-impl Facts {
-    fn of(program: &Program, f: &FunctionDecl) -> Facts {
+impl<'p> Facts<'p> {
+    fn of(program: &Program, f: &'p FunctionDecl) -> Facts<'p> {
         let mut facts = Facts {
             types: f
                 .params
                 .iter()
-                .map(|p| (p.name.clone(), p.ty.clone()))
+                .map(|p| (p.name.as_str(), p.ty.clone()))
                 .collect(),
             decls: Vec::new(),
             consts: HashMap::new(),
             undefined: HashSet::new(),
         };
         facts.block(&f.body);
-        let mut assigned = HashSet::new();
+        // A variable anything writes is not undefined.
+        let undefined = &mut facts.undefined;
         ser_lang::visit::function_exprs(f, &mut |e| {
             for target in written_by(program, e) {
                 if let Some(root) = root_name(target) {
-                    assigned.insert(root.to_string());
+                    undefined.remove(root);
                 }
             }
         });
-        facts.undefined.retain(|n| !assigned.contains(n));
         facts
     }
 
-    fn block(&mut self, b: &Block) {
+    fn block(&mut self, b: &'p Block) {
         for s in &b.stmts {
             self.stmt(s);
         }
     }
 
-    fn stmt(&mut self, s: &Stmt) {
+    fn stmt(&mut self, s: &'p Stmt) {
         match &s.kind {
             StmtKind::Block(b) => self.block(b),
             StmtKind::Decl(d) => {
@@ -83,15 +85,15 @@ impl Facts {
                         Some(n) => Type::Array(Box::new(d.ty.clone()), n),
                         None => d.ty.clone(),
                     };
-                    self.types.insert(dc.name.clone(), ty.clone());
-                    self.decls.push((dc.name.clone(), ty, s.span));
+                    self.types.insert(&dc.name, ty.clone());
+                    self.decls.push((&dc.name, ty, s.span));
                     match &dc.init {
                         None => {
-                            self.undefined.insert(dc.name.clone());
+                            self.undefined.insert(&dc.name);
                         }
                         Some(init) if d.is_const => {
                             if let Some(v) = constant::eval(init, &self.consts) {
-                                self.consts.insert(dc.name.clone(), v);
+                                self.consts.insert(&dc.name, v);
                             }
                         }
                         Some(_) => {}
@@ -135,7 +137,7 @@ impl Facts {
     /// element of an array, a member of a struct (`p`, `ps[0]`, `w.p`).
     pub fn type_of(&self, program: &Program, e: &Expr) -> Option<Type> {
         match &e.kind {
-            ExprKind::Ident(n) => self.types.get(n).cloned(),
+            ExprKind::Ident(n) => self.types.get(n.as_str()).cloned(),
             ExprKind::Index(base, _) => match self.type_of(program, base)? {
                 Type::Array(element, _) => Some(*element),
                 Type::Vector(scalar, _) => Some(Type::Scalar(scalar)),

@@ -28,7 +28,7 @@ pub fn check(v: &mut Validator) {
 struct Calls<'v, 'p, 'f> {
     v: &'v mut Validator<'p>,
     f: &'f FunctionDecl,
-    facts: &'f Facts,
+    facts: &'f Facts<'p>,
 }
 
 /// A constant operand's largest value, and the warning past it.

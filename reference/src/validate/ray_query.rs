@@ -47,7 +47,7 @@ pub fn check(v: &mut Validator) {
 
 /// A template argument must be constant; the ray flags must not skip the
 /// closest-hit shader.
-fn template_argument(v: &mut Validator, f: &FunctionDecl, facts: &Facts, e: &Expr, ray: bool) {
+fn template_argument(v: &mut Validator, f: &FunctionDecl, facts: &Facts<'_>, e: &Expr, ray: bool) {
     match facts.constant(e) {
         None => v.report(
             DiagCode::RayQueryTemplate,

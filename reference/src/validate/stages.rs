@@ -95,7 +95,7 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
         for (name, ty, span) in &v.facts.function(f).decls {
             if holds(ty) {
                 uses.push((*span, format!("the HitObject variable `{name}`")));
-                holders.push(name.clone());
+                holders.push(name.to_string());
             }
         }
         ser_lang::visit::function_exprs(f, &mut |e| match &e.kind {
