@@ -326,9 +326,15 @@ pub fn dialect(profile: Profile, capabilities: &[String]) -> Dialect {
 
 /// `f` over `items` on up to `jobs` threads, results in order. The
 /// threads have the reference's stack, so that loading and running each
-/// case happen in place ([`ser_lang::nesting::on_stack`]).
+/// case happen in place ([`ser_lang::nesting::on_stack`]); one job runs on
+/// the calling thread where its stack is that deep already.
 fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let chunk = items.len().div_ceil(jobs.max(1)).max(1);
+    if chunk >= items.len() {
+        let all = || items.iter().map(&f).collect();
+        return ser_lang::nesting::on_stack("reference", REFERENCE_STACK, all)
+            .expect("start a reference thread");
+    }
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
             .chunks(chunk)
@@ -423,7 +429,15 @@ type BoxedTree = Box<dyn ValueTree<Value = Generated>>;
 /// runs one batch, the next is generated and the reference works out its
 /// legal outcomes. Writing a regression case that fails is an I/O error;
 /// everything else is in the summary.
+///
+/// It runs on a thread with the reference's stack (this one, where its
+/// stack is that deep already), so that each batch's cases are made and
+/// their legal outcomes worked out in place, without a thread of their own.
 pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary> {
+    ser_lang::nesting::on_stack("fuzz", REFERENCE_STACK, || run_here(campaign, diff))?
+}
+
+fn run_here(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary> {
     let start = Instant::now();
     let strategy = gen::generated(
         campaign.max_statements,
@@ -474,53 +488,64 @@ pub fn run(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary>
             expected,
         }))
     };
-    let mut next = prepare(&mut summary)?;
-    while let Some(Prepared {
-        made,
-        cases,
-        expected,
-    }) = next.take()
-    {
-        let (checks, backend_time, following) = std::thread::scope(|scope| {
-            // The backend's thread has the reference's stack: an
-            // in-process backend runs each case there, in place.
-            let judged = ser_lang::nesting::spawn_scoped(scope, "backend", REFERENCE_STACK, || {
+    // One thread runs the backend for the whole campaign, a batch at a
+    // time, while this one prepares the next batch. It has the reference's
+    // stack: an in-process backend runs each case there, in place.
+    std::thread::scope(|scope| -> std::io::Result<()> {
+        let (to_backend, batches) = std::sync::mpsc::channel();
+        let (to_loop, judged) = std::sync::mpsc::channel();
+        ser_lang::nesting::spawn_scoped(scope, "backend", REFERENCE_STACK, move || {
+            for expected in batches {
                 let started = Instant::now();
-                (diff.judge_batch(expected), started.elapsed())
-            })
-            .expect("start the backend's thread");
-            let following = prepare(&mut summary);
-            let (checks, took) = judged.join().expect("the backend's thread panicked");
-            (checks, took, following)
-        });
-        summary.time.backend += backend_time;
-        for (((k, mut tree), check), (name, _)) in made.into_iter().zip(checks).zip(&cases) {
-            summary.run += 1;
-            match check {
-                Check::Agree => summary.agree += 1,
-                Check::NotApplicable => summary.not_applicable += 1,
-                Check::Declined => summary.declined += 1,
-                Check::Skipped => summary.skipped += 1,
-                Check::Invalid(why) => summary.invalid.push(format!("case {k}: {why}")),
-                Check::Disagree(found) => {
-                    bar.suspend(|| {
-                        eprintln!("fuzz: case {k}: {}, shrinking", found.verdict.name())
-                    });
-                    let g = tree.current();
-                    let finding = shrink_and_write(campaign, diff, &mut tree, k, found, name, &g)?;
-                    bar.suspend(|| eprintln!("fuzz: wrote {}", finding.file.display()));
-                    summary.findings.push(finding);
+                let checks = diff.judge_batch(expected);
+                if to_loop.send((checks, started.elapsed())).is_err() {
+                    break;
                 }
             }
-            bar.inc(1);
+        })?;
+        let mut next = prepare(&mut summary)?;
+        while let Some(Prepared {
+            made,
+            cases,
+            expected,
+        }) = next.take()
+        {
+            to_backend
+                .send(expected)
+                .expect("the backend's thread waits for batches");
+            let following = prepare(&mut summary);
+            let (checks, took) = judged.recv().expect("the backend's thread panicked");
+            summary.time.backend += took;
+            for (((k, mut tree), check), (name, _)) in made.into_iter().zip(checks).zip(&cases) {
+                summary.run += 1;
+                match check {
+                    Check::Agree => summary.agree += 1,
+                    Check::NotApplicable => summary.not_applicable += 1,
+                    Check::Declined => summary.declined += 1,
+                    Check::Skipped => summary.skipped += 1,
+                    Check::Invalid(why) => summary.invalid.push(format!("case {k}: {why}")),
+                    Check::Disagree(found) => {
+                        bar.suspend(|| {
+                            eprintln!("fuzz: case {k}: {}, shrinking", found.verdict.name())
+                        });
+                        let g = tree.current();
+                        let finding =
+                            shrink_and_write(campaign, diff, &mut tree, k, found, name, &g)?;
+                        bar.suspend(|| eprintln!("fuzz: wrote {}", finding.file.display()));
+                        summary.findings.push(finding);
+                    }
+                }
+                bar.inc(1);
+            }
+            let rate = summary.run as f64 / start.elapsed().as_secs_f64().max(1e-9);
+            bar.set_message(format!(
+                "{} disagree, {rate:.0} cases/s",
+                summary.findings.len()
+            ));
+            next = following?;
         }
-        let rate = summary.run as f64 / start.elapsed().as_secs_f64().max(1e-9);
-        bar.set_message(format!(
-            "{} disagree, {rate:.0} cases/s",
-            summary.findings.len()
-        ));
-        next = following?;
-    }
+        Ok(())
+    })?;
     bar.finish_and_clear();
     summary.elapsed = start.elapsed();
     Ok(summary)
