@@ -18,8 +18,24 @@ use std::ffi::c_void;
 /// mimalloc, with plain blocks where they are aligned enough.
 pub struct Allocator;
 
+/// A new block for `layout`, from mimalloc's plain function where a plain
+/// block has the layout's alignment (a word's or less), else from its
+/// aligned twin.
+#[inline]
+unsafe fn block(
+    layout: Layout,
+    plain: unsafe extern "C" fn(usize) -> *mut c_void,
+    aligned: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+) -> *mut u8 {
+    if is_plain(&layout) {
+        plain(layout.size()) as *mut u8
+    } else {
+        aligned(layout.size(), layout.align()) as *mut u8
+    }
+}
+
 /// Whether a plain block has the layout's alignment: a word's or less.
-fn plain(layout: &Layout) -> bool {
+fn is_plain(layout: &Layout) -> bool {
     layout.align() <= std::mem::size_of::<usize>()
 }
 
@@ -29,20 +45,12 @@ fn plain(layout: &Layout) -> bool {
 unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if plain(&layout) {
-            mi::mi_malloc(layout.size()) as *mut u8
-        } else {
-            mi::mi_malloc_aligned(layout.size(), layout.align()) as *mut u8
-        }
+        block(layout, mi::mi_malloc, mi::mi_malloc_aligned)
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if plain(&layout) {
-            mi::mi_zalloc(layout.size()) as *mut u8
-        } else {
-            mi::mi_zalloc_aligned(layout.size(), layout.align()) as *mut u8
-        }
+        block(layout, mi::mi_zalloc, mi::mi_zalloc_aligned)
     }
 
     #[inline]
@@ -52,7 +60,7 @@ unsafe impl GlobalAlloc for Allocator {
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if plain(&layout) {
+        if is_plain(&layout) {
             mi::mi_realloc(ptr as *mut c_void, new_size) as *mut u8
         } else {
             mi::mi_realloc_aligned(ptr as *mut c_void, new_size, layout.align()) as *mut u8
