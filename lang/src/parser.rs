@@ -125,7 +125,7 @@ impl Parser {
     }
 
     fn is_punct(&self, p: &str) -> bool {
-        matches!(self.peek(), Tok::Punct(q) if *q == p)
+        matches!(self.peek(), Tok::Punct(q) if same_punct(q, p))
     }
 
     fn is_ident(&self, s: &str) -> bool {
@@ -501,10 +501,10 @@ impl Parser {
 
     fn ty(&mut self) -> PResult<Type> {
         self.skip_dx();
-        let Tok::Ident(name) = self.peek().clone() else {
+        let Tok::Ident(name) = self.peek() else {
             return self.error("a type");
         };
-        if let Some(t) = numeric_type(&name) {
+        if let Some(t) = numeric_type(name) {
             self.bump();
             return Ok(t);
         }
@@ -531,8 +531,10 @@ impl Parser {
                 self.expect_punct(">")?;
                 Ok(Type::RayQuery(Box::new(flags), query_flags))
             }
-            _ if self.structs.contains(&name) => {
-                self.bump();
+            _ if self.structs.contains(name) => {
+                let Tok::Ident(name) = self.take() else {
+                    unreachable!("a name was peeked")
+                };
                 Ok(Type::Struct(name))
             }
             _ => self.error("a type"),
@@ -570,7 +572,7 @@ impl Parser {
         if self.is_punct("{") {
             return Ok(StmtKind::Block(self.block()?));
         }
-        if let Tok::Ident(word) = self.peek().clone() {
+        if let Tok::Ident(word) = self.peek() {
             match word.as_str() {
                 "if" => {
                     self.bump();
@@ -992,44 +994,54 @@ impl Parser {
     }
 }
 
+// The operator tables match punctuation by its bytes: the parser
+// asks after almost every operand, and byte patterns compare without a call
+// to `memcmp` for each entry.
+
 fn binary_op(p: &str) -> Option<BinaryOp> {
     use BinaryOp::*;
-    Some(match p {
-        "+" => Add,
-        "-" => Sub,
-        "*" => Mul,
-        "/" => Div,
-        "%" => Rem,
-        "<<" => Shl,
-        ">>" => Shr,
-        "&" => BitAnd,
-        "|" => BitOr,
-        "^" => BitXor,
-        "&&" => And,
-        "||" => Or,
-        "==" => Eq,
-        "!=" => Ne,
-        "<" => Lt,
-        "<=" => Le,
-        ">" => Gt,
-        ">=" => Ge,
+    Some(match p.as_bytes() {
+        b"+" => Add,
+        b"-" => Sub,
+        b"*" => Mul,
+        b"/" => Div,
+        b"%" => Rem,
+        b"<<" => Shl,
+        b">>" => Shr,
+        b"&" => BitAnd,
+        b"|" => BitOr,
+        b"^" => BitXor,
+        b"&&" => And,
+        b"||" => Or,
+        b"==" => Eq,
+        b"!=" => Ne,
+        b"<" => Lt,
+        b"<=" => Le,
+        b">" => Gt,
+        b">=" => Ge,
         _ => return None,
     })
 }
 
 fn compound_assign(p: &str) -> Option<BinaryOp> {
     use BinaryOp::*;
-    Some(match p {
-        "+=" => Add,
-        "-=" => Sub,
-        "*=" => Mul,
-        "/=" => Div,
-        "%=" => Rem,
-        "<<=" => Shl,
-        ">>=" => Shr,
-        "&=" => BitAnd,
-        "|=" => BitOr,
-        "^=" => BitXor,
+    Some(match p.as_bytes() {
+        b"+=" => Add,
+        b"-=" => Sub,
+        b"*=" => Mul,
+        b"/=" => Div,
+        b"%=" => Rem,
+        b"<<=" => Shl,
+        b">>=" => Shr,
+        b"&=" => BitAnd,
+        b"|=" => BitOr,
+        b"^=" => BitXor,
         _ => return None,
     })
+}
+
+/// Whether two pieces of punctuation are the same, byte by byte (see the
+/// operator tables below).
+fn same_punct(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
