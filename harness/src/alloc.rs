@@ -2,12 +2,13 @@
 //! tests): mimalloc, asked for plain blocks wherever a plain block is
 //! aligned enough.
 //!
-//! The interpreter allocates a value or a future per expression; glibc's
-//! malloc was a quarter of its time. The `mimalloc` crate's allocator asks
-//! for every block through `mi_malloc_aligned`, whose fast path takes only
-//! blocks of at most 1 KiB that happen to be aligned: larger ones (futures
-//! of calls, grown vectors) went through its over-allocating slow path, 3.5%
-//! of the generated-cases bench's instructions. Every block `mi_malloc`
+//! The interpreter allocates values as it evaluates; glibc's malloc was a
+//! quarter of its time. The `mimalloc` crate's allocator asks for every
+//! block through `mi_malloc_aligned`, whose fast path takes only blocks of
+//! at most 1 KiB that happen to be aligned: larger ones (grown vectors, and
+//! the futures of calls while the evaluator was `async`) went through its
+//! over-allocating slow path, 3.5% of the generated-cases bench's
+//! instructions. Every block `mi_malloc`
 //! gives is a whole number of words from a word-aligned start, so a layout
 //! aligned to a word or less needs nothing more.
 

@@ -19,12 +19,10 @@ pub enum Evaluation {
 }
 
 /// The stack of the thread the reference runs each case on. The validator
-/// and the interpreter recurse on the machine stack: the interpreter up to
-/// [`ser_reference::exec::MAX_EVALUATION_DEPTH`] levels, which took 26 MiB
-/// in a debug build and 3.6 MiB optimised (shaders tracing from inside
-/// 250 nested calls until that limit); one shader nested to the language's
-/// limit takes at most 13 MiB and 1.9 MiB. Only the stack a case uses is
-/// touched.
+/// recurses on it, through expressions nested up to the language's limit;
+/// the interpreter recurses on each dispatch thread's own stack (up to
+/// [`ser_reference::exec::MAX_EVALUATION_DEPTH`] levels), which the
+/// scheduler on this one resumes. Only the stack a case uses is touched.
 pub const REFERENCE_STACK: usize = 128 << 20;
 
 pub struct ReferenceBackend {

@@ -35,7 +35,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// mimalloc ([`ser_harness::alloc`]) rather than the system's allocator:
-/// the reference allocates a value or a future per expression, and glibc's
+/// the reference allocates values as it evaluates, and glibc's
 /// malloc took a quarter of its time (`cargo bench -p ser-harness --bench
 /// generated`: 1.6 times the cases/s through the reference). Set per
 /// binary, not in the library: the backends' binaries and the

@@ -2,7 +2,7 @@
 
 use super::ops;
 use super::place::{member, Place};
-use super::thread::{fault, Ex, Exit, Run, Thread};
+use super::thread::{fault, Ex, Exit, Thread};
 use crate::outcome::FaultCode;
 use crate::value::{Scalar, Value};
 use ser_lang::ast::*;
@@ -14,25 +14,10 @@ impl<'a> Thread<'a> {
     }
 
     /// Evaluates an expression; faults carry the location of the statement.
-    /// A leaf (a literal, a name) is evaluated at once; so is a small
-    /// expression that calls nothing (see [`runs_at_once`]), without a task
-    /// of its own.
-    pub fn eval<'s>(&'s mut self, e: &'a Expr) -> Run<'s, Ex<Value>> {
-        if is_leaf(e) {
-            let r = match self.enter_expr() {
-                Ok(()) => {
-                    let r = self.leaf(e);
-                    self.leave_expr(r)
-                }
-                Err(x) => Err(x),
-            };
-            return Run::Done(Some(r));
-        }
-        Run::new(runs_at_once(e), async move {
-            self.enter_expr()?;
-            let r = self.eval_kind(e).await;
-            self.leave_expr(r)
-        })
+    pub fn eval(&mut self, e: &'a Expr) -> Ex<Value> {
+        self.enter_expr()?;
+        let r = self.eval_kind(e);
+        self.leave_expr(r)
     }
 
     /// Counts an expression's step and level (see [`Thread::step`],
@@ -51,7 +36,8 @@ impl<'a> Thread<'a> {
         }
     }
 
-    /// The value of a leaf expression (see [`is_leaf`]).
+    /// The value of a leaf expression: a literal or a name, which evaluates
+    /// without evaluating anything else.
     fn leaf(&mut self, e: &Expr) -> Ex<Value> {
         match &e.kind {
             ExprKind::IntLit {
@@ -64,7 +50,7 @@ impl<'a> Thread<'a> {
         }
     }
 
-    async fn eval_kind(&mut self, e: &'a Expr) -> Ex<Value> {
+    fn eval_kind(&mut self, e: &'a Expr) -> Ex<Value> {
         match &e.kind {
             ExprKind::IntLit { .. }
             | ExprKind::FloatLit { .. }
@@ -81,18 +67,18 @@ impl<'a> Thread<'a> {
                     let v = self.ident(n)?;
                     return member(program, &v, name);
                 }
-                let v = self.eval(base).await?;
+                let v = self.eval(base)?;
                 member(program, &v, name)
             }
             ExprKind::Index(base, index) => {
                 if let ExprKind::Ident(n) = &base.kind {
                     if let Some(b) = self.w.program.buffer_index(n) {
-                        let i = self.scalar_arg(index).await?;
+                        let i = self.scalar_arg(index)?;
                         return Ok(self.shared.memory.borrow_mut().load(self.id, b, &i)?);
                     }
                 }
-                let v = self.eval(base).await?;
-                let i = self.scalar_arg(index).await?;
+                let v = self.eval(base)?;
+                let i = self.scalar_arg(index)?;
                 if let Some(why) = &i.unspecified {
                     return fault(
                         FaultCode::UnspecifiedControl,
@@ -101,53 +87,51 @@ impl<'a> Thread<'a> {
                 }
                 index_value(v, i.bits as usize)
             }
-            // Calls are boxed: what a call may run (a trace, a shader) makes
-            // its future large, and every other expression would carry it.
-            ExprKind::Call { name, args } => Box::pin(self.call(name, args)).await,
+            ExprKind::Call { name, args } => self.call(name, args),
             ExprKind::StaticCall {
                 ty,
                 method,
                 template,
                 args,
                 ..
-            } => Box::pin(self.static_call(ty, method, template.as_ref(), args)).await,
+            } => self.static_call(ty, method, template.as_ref(), args),
             ExprKind::MethodCall {
                 receiver,
                 method,
                 template,
                 args,
-            } => Box::pin(self.method_call(receiver, method, template.as_ref(), args)).await,
+            } => self.method_call(receiver, method, template.as_ref(), args),
             ExprKind::Construct(ty, args) => {
                 let mut comps = Vec::new();
                 for a in args {
-                    comps.extend(self.eval(a).await?.into_components());
+                    comps.extend(self.eval(a)?.into_components());
                 }
                 construct(ty, comps, &mut self.log)
             }
             ExprKind::Cast(ty, x) => {
-                let v = self.eval(x).await?;
+                let v = self.eval(x)?;
                 self.convert_to(ty, v)
             }
             ExprKind::Unary(op, x) => {
-                let v = self.eval(x).await?;
+                let v = self.eval(x)?;
                 Ok(ops::unary(*op, &v, &mut self.log)?)
             }
             ExprKind::Binary(op, a, b) if op.is_logical() => {
                 // Short-circuit, as HLSL 2021 does for scalars.
-                let left = self.condition(a).await?;
+                let left = self.condition(a)?;
                 let decided = if *op == BinaryOp::And { !left } else { left };
                 if decided {
                     return Ok(Value::boolean(left));
                 }
-                Ok(Value::boolean(self.condition(b).await?))
+                Ok(Value::boolean(self.condition(b)?))
             }
             ExprKind::Binary(op, a, b) => {
-                let x = self.eval(a).await?;
-                let y = self.eval(b).await?;
+                let x = self.eval(a)?;
+                let y = self.eval(b)?;
                 Ok(ops::binary(*op, &x, &y, &mut self.log)?)
             }
             ExprKind::Assign(op, target, value) => {
-                let place = self.assign(*op, target, value).await?;
+                let place = self.assign(*op, target, value)?;
                 self.read_place(&place)
             }
             ExprKind::IncDec {
@@ -155,7 +139,7 @@ impl<'a> Thread<'a> {
                 prefix,
                 target,
             } => {
-                let place = self.place(target).await?;
+                let place = self.place(target)?;
                 let old = self.read_place(&place)?;
                 let op = if *increment {
                     BinaryOp::Add
@@ -171,10 +155,10 @@ impl<'a> Thread<'a> {
                 }
             }
             ExprKind::Ternary(c, a, b) => {
-                if self.condition(c).await? {
-                    self.eval(a).await
+                if self.condition(c)? {
+                    self.eval(a)
                 } else {
-                    self.eval(b).await
+                    self.eval(b)
                 }
             }
         }
@@ -182,25 +166,20 @@ impl<'a> Thread<'a> {
 
     /// Evaluates an expression statement. The value of an assignment there
     /// is not read back: `Out[i] = v;` writes `Out[i]` and does not read it.
-    pub async fn eval_for_effect(&mut self, e: &'a Expr) -> Ex<()> {
+    pub fn eval_for_effect(&mut self, e: &'a Expr) -> Ex<()> {
         let ExprKind::Assign(op, target, value) = &e.kind else {
-            return self.eval(e).await.map(drop);
+            return self.eval(e).map(drop);
         };
         self.enter_expr()?;
-        let r = self.assign(*op, target, value).await.map(|_| Value::void());
+        let r = self.assign(*op, target, value).map(|_| Value::void());
         self.leave_expr(r).map(drop)
     }
 
     /// `target = value` or `target op= value`: writes the place and returns
     /// it.
-    async fn assign(
-        &mut self,
-        op: Option<BinaryOp>,
-        target: &'a Expr,
-        value: &'a Expr,
-    ) -> Ex<Place<'a>> {
-        let v = self.eval(value).await?;
-        let place = self.place(target).await?;
+    fn assign(&mut self, op: Option<BinaryOp>, target: &'a Expr, value: &'a Expr) -> Ex<Place<'a>> {
+        let v = self.eval(value)?;
+        let place = self.place(target)?;
         let v = match op {
             None => v,
             Some(op) => {
@@ -213,8 +192,8 @@ impl<'a> Thread<'a> {
     }
 
     /// Evaluates an expression that must give a scalar.
-    pub async fn scalar_arg(&mut self, e: &'a Expr) -> Ex<Scalar> {
-        match self.eval(e).await? {
+    pub fn scalar_arg(&mut self, e: &'a Expr) -> Ex<Scalar> {
+        match self.eval(e)? {
             Value::Scalar(s) => Ok(s),
             other => fault(
                 FaultCode::Unsupported,
@@ -226,8 +205,8 @@ impl<'a> Thread<'a> {
     /// Evaluates an expression that must give an unsigned integer whose
     /// value decides what runs (an index, a flag set): it may not be
     /// unspecified.
-    pub async fn uint_arg(&mut self, e: &'a Expr, what: &str) -> Ex<u32> {
-        let s = self.scalar_arg(e).await?;
+    pub fn uint_arg(&mut self, e: &'a Expr, what: &str) -> Ex<u32> {
+        let s = self.scalar_arg(e)?;
         if let Some(why) = &s.unspecified {
             return fault(
                 FaultCode::UnspecifiedControl,
@@ -289,16 +268,16 @@ impl<'a> Thread<'a> {
 
     /// A call of an intrinsic or of a user function. User functions take
     /// `out` and `inout` arguments by copy-in, copy-out.
-    async fn call(&mut self, name: &'a str, args: &'a [Expr]) -> Ex<Value> {
+    fn call(&mut self, name: &'a str, args: &'a [Expr]) -> Ex<Value> {
         let w = self.w;
         let Some(f) = w.program.function(name) else {
-            return self.intrinsic(name, args).await;
+            return self.intrinsic(name, args);
         };
         let mut values = Vec::with_capacity(args.len());
         let mut places: Vec<Option<Place<'a>>> = Vec::with_capacity(args.len());
         for (p, a) in f.params.iter().zip(args) {
             if matches!(p.mode, ParamMode::Out | ParamMode::InOut) {
-                let place = self.place(a).await?;
+                let place = self.place(a)?;
                 values.push(if p.mode == ParamMode::InOut {
                     self.read_place(&place)?
                 } else {
@@ -306,13 +285,13 @@ impl<'a> Thread<'a> {
                 });
                 places.push(Some(place));
             } else {
-                values.push(self.eval(a).await?);
+                values.push(self.eval(a)?);
                 places.push(None);
             }
         }
         self.event();
         let depth = self.path.len();
-        let (result, finals) = self.call_function(f, values).await;
+        let (result, finals) = self.call_function(f, values);
         self.path.truncate(depth);
         let ret = result?;
         for (place, v) in places.into_iter().zip(finals) {
@@ -324,44 +303,13 @@ impl<'a> Thread<'a> {
     }
 
     /// Evaluates every argument.
-    pub async fn eval_args(&mut self, args: &'a [Expr]) -> Ex<Vec<Value>> {
+    pub fn eval_args(&mut self, args: &'a [Expr]) -> Ex<Vec<Value>> {
         let mut out = Vec::with_capacity(args.len());
         for a in args {
-            out.push(self.eval(a).await?);
+            out.push(self.eval(a)?);
         }
         Ok(out)
     }
-}
-
-/// Whether an expression surely completes without suspending, seen from
-/// the top: it calls nothing (only a call reaches a wave operation or a
-/// reorder point), within two levels so that the check stays cheap. Deeper
-/// expressions run as tasks, as those that call do.
-pub(super) fn runs_at_once(e: &Expr) -> bool {
-    fn within(e: &Expr, levels: u32) -> bool {
-        is_leaf(e)
-            || levels > 0
-                && !matches!(
-                    e.kind,
-                    ExprKind::Call { .. }
-                        | ExprKind::StaticCall { .. }
-                        | ExprKind::MethodCall { .. }
-                )
-                && e.operands_all(|x| within(x, levels - 1))
-    }
-    within(e, 2)
-}
-
-/// Whether an expression is a leaf: a literal or a name, which evaluates
-/// without evaluating anything else.
-fn is_leaf(e: &Expr) -> bool {
-    matches!(
-        e.kind,
-        ExprKind::IntLit { .. }
-            | ExprKind::FloatLit { .. }
-            | ExprKind::BoolLit(_)
-            | ExprKind::Ident(_)
-    )
 }
 
 /// The value an acceleration structure name evaluates to: the case's one
@@ -440,49 +388,4 @@ fn construct(ty: &Type, comps: Vec<Scalar>, log: &mut crate::choice::ChoiceLog) 
         },
         _ => unreachable!("checked above"),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The expression of each expression statement of `f`'s body.
-    fn exprs(body: &str) -> Vec<Expr> {
-        let lib = ser_lang::parser::parse(&format!("void f() {{ {body} }}")).expect("parses");
-        let Item::Function(f) = &lib.items[0] else {
-            panic!("a function")
-        };
-        f.body
-            .stmts
-            .iter()
-            .map(|s| match &s.kind {
-                StmtKind::Expr(e) => e.clone(),
-                other => panic!("an expression statement, not {other:?}"),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn only_small_expressions_without_calls_run_at_once() {
-        let at_once = |body: &str| exprs(body).iter().map(runs_at_once).collect::<Vec<_>>();
-        // Operators on names and literals, two levels deep.
-        assert_eq!(
-            at_once(
-                "x; o + 7; Out[o + 1]; Out[o] = v; p.a = -t; x = c ? a : b; y = float3(a, b, 1.0);"
-            ),
-            [true; 7]
-        );
-        // A call anywhere in it may reach a wave operation or a reorder
-        // point; an intrinsic or method is a call like any other.
-        assert_eq!(
-            at_once("f(x); Out[o] = WaveActiveSum(v); a = h.IsHit() ? 1 : 0; b = 1 + g();"),
-            [false; 4]
-        );
-        // Deeper than two levels: a task, whatever it holds (its operands
-        // may still run at once: here `Out[o + 1]` and `v`).
-        assert_eq!(
-            at_once("x = a + b * c; Out[o + 1] = v; y = ((a + b) + c) + d;"),
-            [false; 3]
-        );
-    }
 }

@@ -64,7 +64,7 @@ impl<'a> Thread<'a> {
         }
     }
 
-    pub async fn static_call(
+    pub fn static_call(
         &mut self,
         ty: &str,
         method: &'a str,
@@ -86,17 +86,17 @@ impl<'a> Thread<'a> {
             }
         };
         match method {
-            "TraceRay" => self.hit_object_trace_ray(args).await,
+            "TraceRay" => self.hit_object_trace_ray(args),
             "Invoke" => {
                 arity(2)?;
-                self.hit_object_invoke(args).await
+                self.hit_object_invoke(args)
             }
             // `ser.hit_object.make_nop.neither_hit_nor_miss`
             "MakeNop" => {
                 arity(0)?;
                 Ok(Value::HitObject(Box::new(HitObject::Nop)))
             }
-            "MakeMiss" | "MakeMissMotion" => self.make_miss(method, args).await,
+            "MakeMiss" | "MakeMissMotion" => self.make_miss(method, args),
             // `(q)`, `(q, attributes)` (the proposal revisions) and
             // `(q, hitKind, attributes)` (Shader Model 6.9,
             // `sm69.hit_object.from_ray_query.hit_kind_and_attributes_overload_for_procedural`).
@@ -108,32 +108,27 @@ impl<'a> Thread<'a> {
                     );
                 }
                 let hit_kind = match args.len() {
-                    3 => Some(
-                        self.uint_arg(&args[1], "the committed custom hit kind")
-                            .await?,
-                    ),
+                    3 => Some(self.uint_arg(&args[1], "the committed custom hit kind")?),
                     _ => None,
                 };
                 let attributes = match args.len() {
                     1 => None,
-                    n => Some(self.eval(&args[n - 1]).await?),
+                    n => Some(self.eval(&args[n - 1])?),
                 };
-                let q = self
-                    .ray_query_arg(&args[0], "HitObject::FromRayQuery")
-                    .await?;
+                let q = self.ray_query_arg(&args[0], "HitObject::FromRayQuery")?;
                 let obj = q
                     .get()
                     .to_hit_object(self.w.scene, hit_kind, attributes, None)?;
                 Ok(Value::HitObject(Box::new(obj)))
             }
-            "TraceRayMotion" => self.hit_object_trace_ray_motion(args).await,
+            "TraceRayMotion" => self.hit_object_trace_ray_motion(args),
             "MakeHit" | "MakeHitWithIndex" | "MakeHitMotion" | "MakeHitWithIndexMotion" => {
-                self.record_hit(method, args).await
+                self.record_hit(method, args)
             }
-            "RecordFromQuery" => self.record_from_query(args).await,
-            "ReorderExecute" => self.reorder_execute(args).await,
+            "RecordFromQuery" => self.record_from_query(args),
+            "ReorderExecute" => self.reorder_execute(args),
             "TraceReorderExecute" | "TraceMotionReorderExecute" => {
-                self.trace_reorder_execute(method, args).await
+                self.trace_reorder_execute(method, args)
             }
             _ => fault(
                 FaultCode::Unsupported,
@@ -147,7 +142,7 @@ impl<'a> Thread<'a> {
     /// `hitObjectRecordMissMotion*`, "Refer to 'hitObjectRecordMissNV' for
     /// various parameter definitions",
     /// `glsl_nv.hit_object_record_miss_motion.same_as_record_miss`).
-    async fn make_miss(&mut self, method: &str, args: &'a [Expr]) -> Ex<Value> {
+    fn make_miss(&mut self, method: &str, args: &'a [Expr]) -> Ex<Value> {
         let motion = method == "MakeMissMotion";
         let n = 3 + usize::from(motion);
         if args.len() != n {
@@ -159,9 +154,9 @@ impl<'a> Thread<'a> {
                 ),
             );
         }
-        let flags = self.uint_arg(&args[0], "the ray flags").await?;
-        let miss = self.uint_arg(&args[1], "the miss shader index").await?;
-        let desc = self.eval(&args[2]).await?;
+        let flags = self.uint_arg(&args[0], "the ray flags")?;
+        let miss = self.uint_arg(&args[1], "the miss shader index")?;
+        let desc = self.eval(&args[2])?;
         hit_object::check_known_ray_flags(
             flags,
             self.w.options.profile,
@@ -169,7 +164,7 @@ impl<'a> Thread<'a> {
         )?;
         let mut ray = Ray::from_desc(flags, &desc)?;
         if motion {
-            ray.time = RayTime::Recorded(self.time_arg(&args[3]).await?);
+            ray.time = RayTime::Recorded(self.time_arg(&args[3])?);
         }
         let profile = self.w.options.profile;
         let obj = hit_object::make_miss(flags, miss, ray, profile);
@@ -212,7 +207,7 @@ impl<'a> Thread<'a> {
         .into())
     }
 
-    pub async fn method_call(
+    pub fn method_call(
         &mut self,
         receiver: &'a Expr,
         method: &'a str,
@@ -223,23 +218,23 @@ impl<'a> Thread<'a> {
         match (method, args) {
             ("GetAttributes", [out]) if template.is_none() => {
                 self.hit_object_stage("HitObject", "GetAttributes")?;
-                return self.get_attributes_out(receiver, out).await;
+                return self.get_attributes_out(receiver, out);
             }
             ("GetTriangleVertexPositions", [out]) => {
                 self.hit_object_stage("HitObject", "GetTriangleVertexPositions")?;
-                return self.get_triangle_vertex_positions(receiver, out).await;
+                return self.get_triangle_vertex_positions(receiver, out);
             }
             _ => {}
         }
         let mut values = Vec::with_capacity(args.len());
         for a in args {
-            values.push(self.eval(a).await?);
+            values.push(self.eval(a)?);
         }
         if self.is_place(receiver) {
-            let place = self.place(receiver).await?;
+            let place = self.place(receiver)?;
             self.with_local(&place, |t, v| t.apply_method(v, method, template, values))
         } else {
-            let mut v = self.eval(receiver).await?;
+            let mut v = self.eval(receiver)?;
             self.apply_method(&mut v, method, template, values)
         }
     }

@@ -14,14 +14,12 @@ use crate::value::{Scalar, Value};
 use ser_lang::ast::Expr;
 
 impl<'a> Thread<'a> {
-    pub async fn intrinsic(&mut self, name: &'a str, args: &'a [Expr]) -> Ex<Value> {
+    pub fn intrinsic(&mut self, name: &'a str, args: &'a [Expr]) -> Ex<Value> {
         match name {
-            // Boxed: what runs shaders has a large future, which every call
-            // of a system value would otherwise allocate.
-            "TraceRay" => Box::pin(self.trace_ray(args)).await,
-            "TraceRayMotion" => Box::pin(self.trace_ray_motion(args)).await,
-            "CallShader" => Box::pin(self.call_shader(args)).await,
-            "ReportHit" => Box::pin(self.report_hit(args)).await,
+            "TraceRay" => self.trace_ray(args),
+            "TraceRayMotion" => self.trace_ray_motion(args),
+            "CallShader" => self.call_shader(args),
+            "ReportHit" => self.report_hit(args),
             "IgnoreHit" | "AcceptHitAndEndSearch" => {
                 if self.stage() != Stage::AnyHit {
                     return fault(
@@ -35,10 +33,10 @@ impl<'a> Thread<'a> {
                     Termination::AcceptHitAndEndSearch
                 }))
             }
-            "MaybeReorderThread" | "ReorderThread" => self.maybe_reorder_thread(name, args).await,
+            "MaybeReorderThread" | "ReorderThread" => self.maybe_reorder_thread(name, args),
             "WaveGetLaneCount" => Ok(Value::uint(self.w.dispatch.wave_size)),
-            "Barrier" | "DeviceMemoryBarrier" => self.barrier(name, args).await,
-            "InterlockedAdd" => self.interlocked_add(args).await,
+            "Barrier" | "DeviceMemoryBarrier" => self.barrier(name, args),
+            "InterlockedAdd" => self.interlocked_add(args),
             _ => {
                 if let Some(op) = WaveOp::from_name(name) {
                     if self.probe.is_some() {
@@ -48,7 +46,7 @@ impl<'a> Thread<'a> {
                         );
                     }
                     let operand = match args.first() {
-                        Some(a) => self.eval(a).await?,
+                        Some(a) => self.eval(a)?,
                         None => Value::boolean(true),
                     };
                     // The thread's lane in this run's packing, where the
@@ -67,7 +65,7 @@ impl<'a> Thread<'a> {
                         let mut board = self.shared.board.borrow_mut();
                         board.lane_for(self.id, &mut self.log)
                     });
-                    return match self.sync(SyncOp::Wave(op, operand, lane)).await {
+                    return match self.sync(SyncOp::Wave(op, operand, lane)) {
                         SyncResponse::Wave(mut results) => Ok(match results.len() {
                             1 => results.remove(0),
                             n => results.swap_remove(self.log.choose(n, packing::WHY)),
@@ -81,7 +79,7 @@ impl<'a> Thread<'a> {
                 if let Some(v) = self.system_value(name)? {
                     return Ok(v);
                 }
-                let values = self.eval_args(args).await?;
+                let values = self.eval_args(args)?;
                 Ok(math::call(name, values, &mut self.log)?)
             }
         }

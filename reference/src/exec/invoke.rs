@@ -25,22 +25,20 @@ impl<'a> Thread<'a> {
     /// when no shader runs (`ser.hit_object.invoke.introduces_reorder_points_even_without_shader`),
     /// and never modifies the hit object (`ser.hit_object.invoke.hit_object_not_modified`):
     /// it receives a copy.
-    pub async fn hit_object_invoke(&mut self, args: &'a [Expr]) -> Ex<Value> {
-        let object = self
-            .hit_object_operand(&args[0], "HitObject::Invoke")
-            .await?;
-        self.invoke_object(object, Some(&args[0]), &args[1]).await
+    pub fn hit_object_invoke(&mut self, args: &'a [Expr]) -> Ex<Value> {
+        let object = self.hit_object_operand(&args[0], "HitObject::Invoke")?;
+        self.invoke_object(object, Some(&args[0]), &args[1])
     }
 
     /// `HitObject::Invoke` of an evaluated hit object; `operand` is the
     /// expression it came from, if any.
-    pub(super) async fn invoke_object(
+    pub(super) fn invoke_object(
         &mut self,
         mut object: Box<HitObject>,
         operand: Option<&'a Expr>,
         payload: &'a Expr,
     ) -> Ex<Value> {
-        let place = self.place(payload).await?;
+        let place = self.place(payload)?;
         let payload = self.read_place(&place)?;
         if mutation::active(Mutation::NopInvokeRunsMiss) && object.is_nop() {
             *object = hit_object::make_miss(0, 0, Ray::zero(), self.w.options.profile);
@@ -65,25 +63,23 @@ impl<'a> Thread<'a> {
         let payload = self.enter_call(payload, Call::Invoke);
         let held = self.holds_in_place();
         self.in_place += held;
-        self.reorder_point(ReorderPoint::Invoke).await;
+        self.reorder_point(ReorderPoint::Invoke);
         let shaded = if self.skips_closest_hit(&object) {
             Ok(payload)
         } else {
             // The shader runs at the next stack position.
             let at = (self.w.options.profile == Profile::VulkanNv).then_some(self.stack.len());
             let outer = std::mem::replace(&mut self.executed_without_flags, at);
-            let shaded = self
-                .shade(
-                    &object,
-                    payload,
-                    "ser.hit_object.invoke.executes_closesthit_or_miss",
-                )
-                .await;
+            let shaded = self.shade(
+                &object,
+                payload,
+                "ser.hit_object.invoke.executes_closesthit_or_miss",
+            );
             self.executed_without_flags = outer;
             shaded
         };
         if shaded.is_ok() {
-            self.reorder_point(ReorderPoint::Invoke).await;
+            self.reorder_point(ReorderPoint::Invoke);
         }
         self.in_place -= held;
         let payload = shaded?;
@@ -91,7 +87,7 @@ impl<'a> Thread<'a> {
         self.write_place(&place, payload)?;
         if let Some(operand) = operand.filter(|e| self.is_place(e)) {
             if mutation::active(Mutation::InvokeModifiesObject) {
-                let consumed = self.place(operand).await?;
+                let consumed = self.place(operand)?;
                 self.write_place(&consumed, Value::HitObject(Box::default()))?;
             }
         }

@@ -1,10 +1,10 @@
 //! Running a dispatch: threads in waves, the statements of the case
 //! language, and the exploration of every implementation choice.
 //!
-//! Each thread of the dispatch is an `async` task over a tree-walking
-//! evaluator ([`thread`]); it suspends where threads interact (wave
-//! operations) or may be rearranged (reorder points), and the scheduler
-//! ([`sched`]) resumes the lanes of a wave together. [`run`] repeats the
+//! Each thread of the dispatch runs a tree-walking evaluator ([`thread`])
+//! as a coroutine on a stack of its own; it suspends where threads interact
+//! (wave operations) or may be rearranged (reorder points), and the
+//! scheduler ([`sched`]) resumes the lanes of a wave together. [`run`] repeats the
 //! dispatch until each thread has taken every sequence of implementation
 //! choices (see [`crate::choice`]), and merges the results into the legal
 //! contents of every output buffer.
@@ -41,9 +41,9 @@ use std::collections::BTreeMap;
 /// The deepest the reference evaluates at run time, in one thread:
 /// statements, expressions and places nested in one another, through
 /// function calls and shader invocations (`TraceRay`, `CallShader`,
-/// `HitObject::Invoke`). The evaluator recurses on the machine stack (at
-/// most about 52 KiB a level in a debug build, for a call's arguments; 7 KiB
-/// optimised), and the case language bounds only each function's nesting
+/// `HitObject::Invoke`). The evaluator recurses on its thread's stack
+/// (`sched::stacks::THREAD_STACK`), and the case language bounds only each
+/// function's nesting
 /// (`ser_lang::nesting::MAX_NESTING`, counted through calls): this bounds
 /// what shaders calling shaders add up to. Twice the language's limit: a
 /// shader nested to the limit, with room for those it calls.

@@ -14,8 +14,8 @@ use ser_lang::ast::{Expr, ScalarType};
 
 impl<'a> Thread<'a> {
     /// The `currentTime` operand, as a float.
-    pub(super) async fn time_arg(&mut self, e: &'a Expr) -> Ex<Scalar> {
-        let s = self.scalar_arg(e).await?;
+    pub(super) fn time_arg(&mut self, e: &'a Expr) -> Ex<Scalar> {
+        let s = self.scalar_arg(e)?;
         Ok(s.convert(ScalarType::Float, &mut self.log))
     }
 
@@ -24,27 +24,27 @@ impl<'a> Thread<'a> {
     /// at the given time (`glsl_nv.hit_object_trace_ray_motion.same_as_trace_ray`,
     /// `glsl_nv.hit_object_trace_ray_motion.traverses_and_records`), whose
     /// hit object encodes the time (`glsl_nv.hit_object_get_current_time.returns_time`).
-    pub(super) async fn hit_object_trace_ray_motion(&mut self, args: &'a [Expr]) -> Ex<Value> {
+    pub(super) fn hit_object_trace_ray_motion(&mut self, args: &'a [Expr]) -> Ex<Value> {
         let what = "HitObject::TraceRayMotion";
         self.check_can_trace(what, "ser.hit_object.trace_ray.not_at_max_recursion")?;
-        let (params, ray, place) = self.motion_trace_operands(args, what).await?;
-        self.hit_object_trace(params, ray, place).await
+        let (params, ray, place) = self.motion_trace_operands(args, what)?;
+        self.hit_object_trace(params, ray, place)
     }
 
     /// `TraceRayMotion(Scene, flags, mask, contribution, multiplier, miss,
     /// ray, currentTime, payload)`: GLSL's `traceRayMotionNV`
     /// (OpTraceRayMotionNV), `TraceRay` at the given time
     /// (`vk.candidate.motion.positions_at_time`).
-    pub(super) async fn trace_ray_motion(&mut self, args: &'a [Expr]) -> Ex<Value> {
+    pub(super) fn trace_ray_motion(&mut self, args: &'a [Expr]) -> Ex<Value> {
         let what = "TraceRayMotion";
         self.check_can_trace(what, "ser.hit_object.trace_ray.not_at_max_recursion")?;
-        let (params, ray, place) = self.motion_trace_operands(args, what).await?;
-        self.trace(params, ray, place).await
+        let (params, ray, place) = self.motion_trace_operands(args, what)?;
+        self.trace(params, ray, place)
     }
 
     /// The nine operands of a motion trace: those of a trace, with the
     /// time between the ray and the payload.
-    async fn motion_trace_operands(
+    fn motion_trace_operands(
         &mut self,
         args: &'a [Expr],
         what: &str,
@@ -55,8 +55,8 @@ impl<'a> Thread<'a> {
                 format!("`{what}` takes 9 arguments, {} given", args.len()),
             );
         }
-        let (params, mut ray, place) = self.trace_operands(&args[..7], &args[8], what).await?;
-        ray.time = RayTime::Traced(self.time_arg(&args[7]).await?);
+        let (params, mut ray, place) = self.trace_operands(&args[..7], &args[8], what)?;
+        ray.time = RayTime::Traced(self.time_arg(&args[7])?);
         Ok((params, ray, place))
     }
 }

@@ -2,9 +2,8 @@
 //! writes to (a local variable, or an element of an output buffer, and a
 //! path of fields, indices and swizzles into it).
 
-use super::expr::runs_at_once;
 use super::ops;
-use super::thread::{fault, Ex, Run, Thread};
+use super::thread::{fault, Ex, Thread};
 use crate::outcome::FaultCode;
 use crate::value::{Scalar, Value};
 use ser_lang::ast::{Expr, ExprKind};
@@ -212,17 +211,14 @@ impl<'a> Thread<'a> {
     }
 
     /// Evaluates an expression to the place it names.
-    /// At once when it surely does not suspend (see [`runs_at_once`]).
-    pub fn place<'s>(&'s mut self, e: &'a Expr) -> Run<'s, Ex<Place<'a>>> {
-        Run::new(runs_at_once(e), async move {
-            self.descend()?;
-            let r = self.place_kind(e).await;
-            self.ascend();
-            r
-        })
+    pub fn place(&mut self, e: &'a Expr) -> Ex<Place<'a>> {
+        self.descend()?;
+        let r = self.place_kind(e);
+        self.ascend();
+        r
     }
 
-    async fn place_kind(&mut self, e: &'a Expr) -> Ex<Place<'a>> {
+    fn place_kind(&mut self, e: &'a Expr) -> Ex<Place<'a>> {
         match &e.kind {
             ExprKind::Ident(n) => {
                 if self.local_mut(n).is_none() {
@@ -234,7 +230,7 @@ impl<'a> Thread<'a> {
                 })
             }
             ExprKind::Index(base, index) => {
-                let i = self.eval(index).await?;
+                let i = self.eval(index)?;
                 let Some(i) = i.as_scalar().cloned() else {
                     return fault(FaultCode::Unsupported, "an index must be a scalar");
                 };
@@ -252,12 +248,12 @@ impl<'a> Thread<'a> {
                         format!("an index is unspecified ({why})"),
                     );
                 }
-                let mut p = self.place(base).await?;
+                let mut p = self.place(base)?;
                 p.steps.push(Step::Index(i.bits as usize));
                 Ok(p)
             }
             ExprKind::Member(base, name) => {
-                let mut p = self.place(base).await?;
+                let mut p = self.place(base)?;
                 let program = self.w.program;
                 // A swizzle of a scalar (`.x`) names the scalar itself.
                 if let Some(step) = self.inspect_place(&p, |v| member_step(program, v, name))?? {

@@ -14,8 +14,8 @@ use crate::value::{Scalar, Value};
 use ser_lang::ast::{Expr, ScalarType};
 
 impl<'a> Thread<'a> {
-    pub(super) async fn ray_query_arg(&mut self, e: &'a Expr, what: &str) -> Ex<Handle> {
-        match self.eval(e).await? {
+    pub(super) fn ray_query_arg(&mut self, e: &'a Expr, what: &str) -> Ex<Handle> {
+        match self.eval(e)? {
             Value::RayQuery(q) => Ok(q),
             _ => fault(
                 FaultCode::Unsupported,
@@ -31,7 +31,7 @@ impl<'a> Thread<'a> {
     /// `hitObjectRecordHitNV` and `hitObjectRecordHitWithIndexNV`. Their
     /// motion forms (`MakeHitMotion`, `MakeHitWithIndexMotion`) take a time
     /// after the ray (see `exec::motion`).
-    pub(super) async fn record_hit(&mut self, method: &str, args: &'a [Expr]) -> Ex<Value> {
+    pub(super) fn record_hit(&mut self, method: &str, args: &'a [Expr]) -> Ex<Value> {
         let with_index = method.starts_with("MakeHitWithIndex");
         let motion = method.ends_with("Motion");
         let n = if with_index { 8 } else { 9 } + usize::from(motion);
@@ -45,32 +45,32 @@ impl<'a> Thread<'a> {
             );
         }
         self.check_scene_operand(&args[0], method)?;
-        let instance = self.uint_arg(&args[1], "the instance index").await?;
-        let primitive = self.uint_arg(&args[2], "the primitive index").await?;
-        let geometry = self.uint_arg(&args[3], "the geometry index").await?;
-        let hit_kind = self.uint_arg(&args[4], "the hit kind").await?;
+        let instance = self.uint_arg(&args[1], "the instance index")?;
+        let primitive = self.uint_arg(&args[2], "the primitive index")?;
+        let geometry = self.uint_arg(&args[3], "the geometry index")?;
+        let hit_kind = self.uint_arg(&args[4], "the hit kind")?;
         let (record, prefix) = if with_index {
             // "Only the 4 least-significant bits are used; other bits are
             // ignored." (`glsl_nv.hit_object_record_hit_with_index.sbt_record_index_low_4_bits`)
-            let index = self.uint_arg(&args[5], "the record index").await?;
+            let index = self.uint_arg(&args[5], "the record index")?;
             (index & 0xF, "glsl_nv.hit_object_record_hit_with_index")
         } else {
             // The Vulkan hit shader indexing of `traceRayEXT`
             // (`glsl_nv.hit_object_record_hit.sbt_offset_stride`).
-            let offset = self.uint_arg(&args[5], "the record offset").await?;
-            let stride = self.uint_arg(&args[6], "the record stride").await?;
+            let offset = self.uint_arg(&args[5], "the record offset")?;
+            let stride = self.uint_arg(&args[6], "the record stride")?;
             let inst = self.w.scene.instances.get(instance as usize);
             let base = inst.map_or(0, |i| i.hit_group_offset);
             let record = crate::sbt::hit_group_record_index(offset, stride, geometry, base);
             (record, "glsl_nv.hit_object_record_hit")
         };
         let ray_at = if with_index { 6 } else { 7 };
-        let desc = self.eval(&args[ray_at]).await?;
+        let desc = self.eval(&args[ray_at])?;
         let mut ray = Ray::from_desc(0, &desc)?;
         if motion {
-            ray.time = RayTime::Recorded(self.time_arg(&args[ray_at + 1]).await?);
+            ray.time = RayTime::Recorded(self.time_arg(&args[ray_at + 1])?);
         }
-        let attributes = self.eval(&args[n - 1]).await?;
+        let attributes = self.eval(&args[n - 1])?;
         if !matches!(attributes, Value::Struct { .. }) {
             return fault(FaultCode::Unsupported, "the attributes are a struct");
         }
@@ -93,20 +93,18 @@ impl<'a> Thread<'a> {
     /// (`glsl_ext.hit_object_record_from_query.sbt_record_index`). The text
     /// says nothing of a query without a committed hit, so the reference
     /// does not run one.
-    pub(super) async fn record_from_query(&mut self, args: &'a [Expr]) -> Ex<Value> {
+    pub(super) fn record_from_query(&mut self, args: &'a [Expr]) -> Ex<Value> {
         if !(3..=4).contains(&args.len()) {
             return fault(
                 FaultCode::Unsupported,
                 "`HitObject::RecordFromQuery` takes (query, record index, attributes[, hit kind])",
             );
         }
-        let q = self
-            .ray_query_arg(&args[0], "HitObject::RecordFromQuery")
-            .await?;
-        let record = self.uint_arg(&args[1], "the record index").await?;
-        let attributes = self.eval(&args[2]).await?;
+        let q = self.ray_query_arg(&args[0], "HitObject::RecordFromQuery")?;
+        let record = self.uint_arg(&args[1], "the record index")?;
+        let attributes = self.eval(&args[2])?;
         let hit_kind = match args.get(3) {
-            Some(k) => Some(self.uint_arg(k, "the hit kind").await?),
+            Some(k) => Some(self.uint_arg(k, "the hit kind")?),
             None => None,
         };
         let obj = q
@@ -126,7 +124,7 @@ impl<'a> Thread<'a> {
     /// hitObjectExecuteShaderEXT(hitObject, payload);"
     /// (`glsl_ext.hit_object_reorder_execute.equivalent_sequence`,
     /// `glsl_ext.hit_object_reorder_execute_hint.equivalent_sequence`).
-    pub(super) async fn reorder_execute(&mut self, args: &'a [Expr]) -> Ex<Value> {
+    pub(super) fn reorder_execute(&mut self, args: &'a [Expr]) -> Ex<Value> {
         if args.len() != 2 && args.len() != 4 {
             return fault(
                 FaultCode::Unsupported,
@@ -136,13 +134,12 @@ impl<'a> Thread<'a> {
         let (operands, payload) = args.split_at(args.len() - 1);
         let name = self.w.options.profile.reorder_intrinsic();
         self.check_reorder_stage(name)?;
-        let values = self.eval_args(operands).await?;
+        let values = self.eval_args(operands)?;
         let Value::HitObject(object) = values[0].clone() else {
             return fault(FaultCode::Unsupported, "the first operand is a HitObject");
         };
-        self.reorder_values(name, values).await?;
+        self.reorder_values(name, values)?;
         self.invoke_object(object, Some(&args[0]), &payload[0])
-            .await
     }
 
     /// `HitObject::TraceReorderExecute(Scene, flags, mask, offset, stride,
@@ -155,11 +152,7 @@ impl<'a> Thread<'a> {
     /// bits, payload)`, the same with `hitObjectTraceRayMotionEXT`
     /// (`glsl_ext.hit_object_trace_motion_reorder_execute.equivalent_sequence`).
     /// The result is the traced hit object.
-    pub(super) async fn trace_reorder_execute(
-        &mut self,
-        method: &str,
-        args: &'a [Expr],
-    ) -> Ex<Value> {
+    pub(super) fn trace_reorder_execute(&mut self, method: &str, args: &'a [Expr]) -> Ex<Value> {
         let motion = method == "TraceMotionReorderExecute";
         let arities: &[usize] = if motion { &[11] } else { &[8, 10] };
         if !arities.contains(&args.len()) {
@@ -177,32 +170,32 @@ impl<'a> Thread<'a> {
         let name = self.w.options.profile.reorder_intrinsic();
         self.check_reorder_stage(name)?;
         self.check_can_trace(&what, "ser.hit_object.trace_ray.not_at_max_recursion")?;
-        let (params, mut ray, place) = self.trace_operands(&args[..7], payload, &what).await?;
+        let (params, mut ray, place) = self.trace_operands(&args[..7], payload, &what)?;
         let hint_at = if motion {
-            ray.time = RayTime::Traced(self.time_arg(&args[7]).await?);
+            ray.time = RayTime::Traced(self.time_arg(&args[7])?);
             8
         } else {
             7
         };
-        let traced = self.hit_object_trace(params, ray, place).await?;
+        let traced = self.hit_object_trace(params, ray, place)?;
         let Value::HitObject(object) = &traced else {
             unreachable!("HitObject::TraceRay makes a hit object")
         };
         let mut operands = vec![traced.clone()];
         for e in &args[hint_at..args.len() - 1] {
-            operands.push(self.eval(e).await?);
+            operands.push(self.eval(e)?);
         }
-        self.reorder_values(name, operands).await?;
-        self.invoke_object(object.clone(), None, payload).await?;
+        self.reorder_values(name, operands)?;
+        self.invoke_object(object.clone(), None, payload)?;
         Ok(traced)
     }
 
     /// `hit.GetAttributes(out attributes)` (Shader Model 6.9,
     /// `sm69.hit_object.get_attributes.stores_committed_attributes`): the
     /// value form's result, stored to the operand.
-    pub(super) async fn get_attributes_out(&mut self, hit: &'a Expr, out: &'a Expr) -> Ex<Value> {
-        let h = self.hit_object_operand(hit, "GetAttributes").await?;
-        let place = self.place(out).await?;
+    pub(super) fn get_attributes_out(&mut self, hit: &'a Expr, out: &'a Expr) -> Ex<Value> {
+        let h = self.hit_object_operand(hit, "GetAttributes")?;
+        let place = self.place(out)?;
         let ty = super::ops::type_of(&self.read_place(&place)?);
         let v = self.get_attributes(&h, &ty)?;
         self.write_place(&place, v)?;
@@ -216,15 +209,13 @@ impl<'a> Thread<'a> {
     /// the triangle's vertices as the scene gives them (object space, as
     /// `gl_HitTriangleVertexPositionsEXT`); for anything else the text says
     /// nothing, so they are unspecified.
-    pub(super) async fn get_triangle_vertex_positions(
+    pub(super) fn get_triangle_vertex_positions(
         &mut self,
         hit: &'a Expr,
         out: &'a Expr,
     ) -> Ex<Value> {
-        let h = self
-            .hit_object_operand(hit, "GetTriangleVertexPositions")
-            .await?;
-        let place = self.place(out).await?;
+        let h = self.hit_object_operand(hit, "GetTriangleVertexPositions")?;
+        let place = self.place(out)?;
         let triangle = match &*h {
             HitObject::Hit(hit) => {
                 let inst = &self.w.scene.instances[hit.instance_index as usize];
@@ -255,12 +246,8 @@ impl<'a> Thread<'a> {
     }
 
     /// The hit object operand of `what`, evaluated.
-    pub(super) async fn hit_object_operand(
-        &mut self,
-        e: &'a Expr,
-        what: &str,
-    ) -> Ex<Box<HitObject>> {
-        match self.eval(e).await? {
+    pub(super) fn hit_object_operand(&mut self, e: &'a Expr, what: &str) -> Ex<Box<HitObject>> {
+        match self.eval(e)? {
             Value::HitObject(h) => Ok(h),
             _ => fault(
                 FaultCode::Unsupported,

@@ -14,7 +14,7 @@ impl<'a> Thread<'a> {
     /// (`ser.maybe_reorder_thread.reorder_point.introduces_reorder_point`);
     /// results never depend on the hints
     /// (`ser.maybe_reorder_thread.example2.hint_affects_only_performance`).
-    pub async fn maybe_reorder_thread(&mut self, name: &str, args: &'a [Expr]) -> Ex<Value> {
+    pub fn maybe_reorder_thread(&mut self, name: &str, args: &'a [Expr]) -> Ex<Value> {
         let profile = self.w.options.profile;
         if name != profile.reorder_intrinsic() {
             return fault(
@@ -26,8 +26,8 @@ impl<'a> Thread<'a> {
             );
         }
         self.check_reorder_stage(name)?;
-        let values = self.eval_args(args).await?;
-        self.reorder_values(name, values).await
+        let values = self.eval_args(args)?;
+        self.reorder_values(name, values)
     }
 
     /// `ser.maybe_reorder_thread.stage.raygen_only`
@@ -44,7 +44,7 @@ impl<'a> Thread<'a> {
     }
 
     /// `MaybeReorderThread` of evaluated operands, in a raygeneration shader.
-    pub(super) async fn reorder_values(&mut self, name: &str, values: Vec<Value>) -> Ex<Value> {
+    pub(super) fn reorder_values(&mut self, name: &str, values: Vec<Value>) -> Ex<Value> {
         let shape: Vec<bool> = values
             .iter()
             .map(|v| matches!(v, Value::HitObject(_)))
@@ -91,7 +91,7 @@ impl<'a> Thread<'a> {
                 "ser.maybe_reorder_thread.hit.fields_must_be_valid",
             )?;
         }
-        self.reorder_point(ReorderPoint::MaybeReorderThread).await;
+        self.reorder_point(ReorderPoint::MaybeReorderThread);
         Ok(Value::void())
     }
 }

@@ -28,10 +28,9 @@ use crate::choice::ChoiceLog;
 use crate::mutation::{self, Mutation};
 use crate::outcome::{Fault, FaultCode};
 use crate::value::Value;
+use corosensei::stack::DefaultStack;
+use corosensei::{CoroutineResult, ScopedCoroutine, ScopedCoroutineRef, Yielder};
 use std::cell::RefCell;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
 
 pub use super::schedule::Schedule;
 use super::schedule::{self, Rng};
@@ -119,42 +118,6 @@ pub struct Shared {
     pub board: RefCell<Board>,
 }
 
-/// Suspends a thread at a synchronisation point until the scheduler
-/// answers.
-pub struct Sync<'a> {
-    shared: &'a Shared,
-    thread: usize,
-    request: Option<SyncRequest>,
-}
-
-impl<'a> Sync<'a> {
-    pub fn new(shared: &'a Shared, thread: usize, request: SyncRequest) -> Self {
-        Sync {
-            shared,
-            thread,
-            request: Some(request),
-        }
-    }
-}
-
-impl Future for Sync<'_> {
-    type Output = SyncResponse;
-
-    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<SyncResponse> {
-        let mut board = self.shared.board.borrow_mut();
-        if let Some(r) = self.request.take() {
-            board.requests[self.thread] = Some(r);
-            return Poll::Pending;
-        }
-        match board.responses[self.thread].take() {
-            Some(r) => Poll::Ready(r),
-            None => Poll::Pending,
-        }
-    }
-}
-
-type Task<'a> = Pin<Box<dyn Future<Output = (ChoiceLog, Result<(), Fault>)> + 'a>>;
-
 /// The dispatch index of a linear thread number (x fastest).
 pub fn dispatch_index(t: usize, size: [u32; 3]) -> [u32; 3] {
     let t = t as u32;
@@ -205,25 +168,83 @@ pub fn run_once(w: &World, logs: &mut [ChoiceLog], known: &Writers) -> Result<Me
     result.map(|()| shared.memory.into_inner())
 }
 
+/// What a thread's coroutine gives back when it ends: its choice log, and
+/// how it ended.
+type Ended = (ChoiceLog, Result<(), Fault>);
+
+/// A thread of the dispatch as a coroutine on a stack of its own: it runs
+/// the evaluator until it suspends at a synchronisation point
+/// ([`Thread::sync`]) or ends.
+type Coroutine<'c> = ScopedCoroutine<'c, (), (), Ended, &'c mut DefaultStack>;
+type Resumable<'r, 'c> = ScopedCoroutineRef<'r, (), (), Ended, &'c mut DefaultStack>;
+
+/// Runs every thread of the dispatch to its end, each as a coroutine the
+/// scheduler resumes.
 fn drive(w: &World, shared: &Shared, logs: &mut [ChoiceLog]) -> Result<(), Fault> {
-    let n = logs.len();
-    let mut tasks: Vec<Option<Task>> = (0..n)
-        .map(|t| {
-            let index = dispatch_index(t, w.dispatch.size);
-            let thread = Thread::new(w, shared, t, index, std::mem::take(&mut logs[t]));
-            Some(Box::pin(thread.run()) as Task)
+    let mut stacks = stacks::take(logs.len()).map_err(|e| {
+        Fault::new(
+            FaultCode::Unsupported,
+            format!("cannot map a stack for each of the dispatch's threads: {e}"),
+        )
+    })?;
+    let result = {
+        let coroutines: Vec<Coroutine> = stacks
+            .iter_mut()
+            .enumerate()
+            .map(|(t, stack)| {
+                let log = std::mem::take(&mut logs[t]);
+                ScopedCoroutine::with_stack(stack, move |yielder: &Yielder<(), ()>, ()| {
+                    let index = dispatch_index(t, w.dispatch.size);
+                    Thread::new(w, shared, yielder, t, index, log).run()
+                })
+            })
+            .collect();
+        scoped(coroutines, Vec::new(), |threads| {
+            schedule(w, shared, logs, threads)
         })
-        .collect();
-    let mut cx = Context::from_waker(Waker::noop());
+    };
+    stacks::give_back(stacks);
+    result
+}
+
+/// Calls `body` with every coroutine of `rest` (and those of `ready`,
+/// first), each in the scope that lets it be resumed.
+fn scoped<'c, T>(
+    mut rest: Vec<Coroutine<'c>>,
+    ready: Vec<Resumable<'_, 'c>>,
+    body: impl for<'r> FnOnce(&mut [Resumable<'r, 'c>]) -> T,
+) -> T {
+    if rest.is_empty() {
+        let mut ready = ready;
+        return body(&mut ready);
+    }
+    let next = rest.remove(0);
+    next.scope(move |coroutine| {
+        let mut ready = ready;
+        ready.push(coroutine);
+        scoped(rest, ready, body)
+    })
+}
+
+/// Resumes the threads the board releases, until every thread has ended
+/// or one faults.
+fn schedule(
+    w: &World,
+    shared: &Shared,
+    logs: &mut [ChoiceLog],
+    threads: &mut [Resumable],
+) -> Result<(), Fault> {
+    let n = threads.len();
+    let mut live = vec![true; n];
     let mut runnable: Vec<usize> = (0..n).collect();
     loop {
         for t in runnable.drain(..) {
-            let Some(task) = tasks[t].as_mut() else {
+            if !live[t] {
                 continue;
-            };
-            if let Poll::Ready((log, result)) = task.as_mut().poll(&mut cx) {
+            }
+            if let CoroutineResult::Return((log, result)) = threads[t].as_mut().resume(()) {
                 logs[t] = log;
-                tasks[t] = None;
+                live[t] = false;
                 shared.board.borrow_mut().done[t] = true;
                 if let Err(mut f) = result {
                     f.thread.get_or_insert(dispatch_index(t, w.dispatch.size));
@@ -231,7 +252,7 @@ fn drive(w: &World, shared: &Shared, logs: &mut [ChoiceLog]) -> Result<(), Fault
                 }
             }
         }
-        if tasks.iter().all(Option::is_none) {
+        if !live.contains(&true) {
             return Ok(());
         }
         runnable = shared.board.borrow_mut().resolve();
@@ -240,6 +261,58 @@ fn drive(w: &World, shared: &Shared, logs: &mut [ChoiceLog]) -> Result<(), Fault
                 FaultCode::Unsupported,
                 "internal: every live thread is suspended and none can resume",
             ));
+        }
+    }
+}
+
+/// The threads' stacks, kept for the next run on the same OS thread:
+/// mapping a fresh stack for each thread of each run would cost more than
+/// a small run.
+mod stacks {
+    use corosensei::stack::DefaultStack;
+    use std::cell::RefCell;
+
+    /// Each thread's stack. The evaluator recurses on it, up to
+    /// [`super::super::MAX_EVALUATION_DEPTH`] levels: the programs of
+    /// `tests/limits.rs` that evaluate to that limit run within it in a debug
+    /// build. Only the pages a thread touches are backed by memory.
+    pub const THREAD_STACK: usize = 64 << 20;
+
+    thread_local! {
+        static FREE: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// `n` stacks, reused where the pool has them.
+    pub fn take(n: usize) -> std::io::Result<Vec<DefaultStack>> {
+        let mut out: Vec<DefaultStack> = FREE.with(|f| {
+            let mut free = f.borrow_mut();
+            let keep = free.len().saturating_sub(n);
+            free.split_off(keep)
+        });
+        while out.len() < n {
+            out.push(DefaultStack::new(THREAD_STACK)?);
+        }
+        Ok(out)
+    }
+
+    /// Returns stacks to the pool.
+    pub fn give_back(stacks: Vec<DefaultStack>) {
+        FREE.with(|f| f.borrow_mut().extend(stacks));
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use corosensei::stack::Stack;
+
+        #[test]
+        fn a_later_run_reuses_the_stacks_of_an_earlier_one() {
+            let first = take(3).expect("maps three stacks");
+            let bases: Vec<usize> = first.iter().map(|s| s.base().get()).collect();
+            give_back(first);
+            let second = take(2).expect("takes two from the pool");
+            assert!(second.iter().all(|s| bases.contains(&s.base().get())));
+            give_back(second);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! One thread of the dispatch: its shader invocations, function frames and
 //! local variables, and the statements of the case language.
 
-use super::sched::{ReorderPoint, Shared, Sync, SyncOp, SyncRequest, SyncResponse};
+use super::sched::{ReorderPoint, Shared, SyncOp, SyncRequest, SyncResponse};
 use super::World;
 use crate::choice::ChoiceLog;
 use crate::hit_object::Hit;
@@ -11,51 +11,8 @@ use crate::ray::Ray;
 use crate::ray_query::Handle;
 use crate::sbt::Table;
 use crate::value::{new_value, Fill, Value};
+use corosensei::Yielder;
 use ser_lang::ast::*;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
-
-pub(super) type BoxFut<'s, T> = Pin<Box<dyn Future<Output = T> + 's>>;
-
-/// A part of a thread being run: done already (it could not suspend, so it
-/// ran at once, without a task of its own), or a task that may suspend (at a
-/// wave operation or a reorder point inside it).
-pub(super) enum Run<'s, T> {
-    Done(Option<T>),
-    Task(BoxFut<'s, T>),
-}
-
-impl<'s, T> Run<'s, T> {
-    /// Runs `task` at once when it cannot suspend (`at_once`), or makes it
-    /// a task.
-    pub fn new(at_once: bool, task: impl Future<Output = T> + 's) -> Self {
-        if at_once {
-            Run::Done(Some(now(task)))
-        } else {
-            Run::Task(Box::pin(task))
-        }
-    }
-}
-
-impl<T: Unpin> Future for Run<'_, T> {
-    type Output = T;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        match self.get_mut() {
-            Run::Done(r) => Poll::Ready(r.take().expect("polled after it completed")),
-            Run::Task(task) => task.as_mut().poll(cx),
-        }
-    }
-}
-
-/// Runs to completion a future that cannot suspend: one that calls nothing.
-fn now<F: Future>(f: F) -> F::Output {
-    match std::pin::pin!(f).poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(r) => r,
-        Poll::Pending => unreachable!("only a call suspends, and this makes none"),
-    }
-}
 
 /// Why evaluation stopped early.
 pub(super) enum Exit {
@@ -125,6 +82,9 @@ pub(super) struct Frame<'a> {
 pub(super) struct Thread<'a> {
     pub w: &'a World<'a>,
     pub shared: &'a Shared,
+    /// Suspends the thread's coroutine at a synchronisation point (see
+    /// [`Thread::sync`]).
+    yielder: &'a Yielder<(), ()>,
     pub id: usize,
     pub index: [u32; 3],
     pub log: ChoiceLog,
@@ -174,6 +134,7 @@ impl<'a> Thread<'a> {
     pub fn new(
         w: &'a World<'a>,
         shared: &'a Shared,
+        yielder: &'a Yielder<(), ()>,
         id: usize,
         index: [u32; 3],
         log: ChoiceLog,
@@ -181,6 +142,7 @@ impl<'a> Thread<'a> {
         Thread {
             w,
             shared,
+            yielder,
             id,
             index,
             log,
@@ -199,18 +161,16 @@ impl<'a> Thread<'a> {
 
     /// Runs the raygeneration shader with its record's embedded parameters
     /// (`sbt.raygen.record_contents`); gives back the choice log.
-    pub async fn run(mut self) -> (ChoiceLog, Result<(), Fault>) {
+    pub fn run(mut self) -> (ChoiceLog, Result<(), Fault>) {
         let raygen = self.w.dispatch.raygen.clone();
         let constants = self.w.table.root_constants(Table::RayGen, 0);
-        let result = self
-            .invoke_entry(
-                &raygen,
-                Stage::RayGeneration,
-                System::Dispatch,
-                constants,
-                Vec::new(),
-            )
-            .await;
+        let result = self.invoke_entry(
+            &raygen,
+            Stage::RayGeneration,
+            System::Dispatch,
+            constants,
+            Vec::new(),
+        );
         let result = match result {
             Ok((_, None)) => Ok(()),
             Ok((_, Some(t))) => Err(Fault::new(
@@ -305,20 +265,24 @@ impl<'a> Thread<'a> {
 
     /// Stops at a synchronisation point until the scheduler resumes this
     /// thread.
-    pub async fn sync(&mut self, op: SyncOp) -> SyncResponse {
+    pub fn sync(&mut self, op: SyncOp) -> SyncResponse {
         self.event();
         let request = SyncRequest {
             key: self.path.clone(),
             op,
         };
-        Sync::new(self.shared, self.id, request).await
+        self.shared.board.borrow_mut().requests[self.id] = Some(request);
+        self.yielder.suspend(());
+        self.shared.board.borrow_mut().responses[self.id]
+            .take()
+            .expect("the scheduler answers before it resumes a thread")
     }
 
     /// A reorder point (`ser.reorder_point.definition.may_change_thread_arrangement`).
-    pub async fn reorder_point(&mut self, kind: ReorderPoint) {
+    pub fn reorder_point(&mut self, kind: ReorderPoint) {
         if self.probe.is_none() && self.in_place == 0 {
             self.shared.memory.borrow_mut().reorder_point(self.id);
-            self.sync(SyncOp::Reorder(kind)).await;
+            self.sync(SyncOp::Reorder(kind));
         }
     }
 
@@ -368,7 +332,7 @@ impl<'a> Thread<'a> {
     /// Returns the arguments as the shader left them (`inout` copy-out), and
     /// how it ended if it ended traversal processing (`IgnoreHit`, ...):
     /// payload writes made before that are kept.
-    pub async fn invoke_entry(
+    pub fn invoke_entry(
         &mut self,
         name: &str,
         stage: Stage,
@@ -394,7 +358,7 @@ impl<'a> Thread<'a> {
         });
         let depth = self.path.len();
         self.event();
-        let (result, params) = self.call_function(f, args).await;
+        let (result, params) = self.call_function(f, args);
         self.path.truncate(depth);
         self.stack.pop();
         match result {
@@ -407,7 +371,7 @@ impl<'a> Thread<'a> {
     /// Calls a function: binds the parameters, runs the body, and returns
     /// the return value, and the final values of all parameters (also when
     /// the body ended early).
-    pub async fn call_function(
+    pub fn call_function(
         &mut self,
         f: &'a FunctionDecl,
         args: Vec<Value>,
@@ -435,7 +399,7 @@ impl<'a> Thread<'a> {
             scopes: vec![scope],
             span: f.span,
         });
-        let flow = self.exec_block(&f.body).await;
+        let flow = self.exec_block(&f.body);
         let frame = self
             .stack
             .last_mut()
@@ -470,84 +434,79 @@ impl<'a> Thread<'a> {
 
     // ---- statements ------------------------------------------------------
 
-    pub fn exec_block<'s>(&'s mut self, b: &'a Block) -> BoxFut<'s, Ex<Flow>> {
-        Box::pin(async move {
-            self.push_scope();
-            self.path.push(0);
-            self.path.push(0);
-            let mut flow = Flow::Next;
-            for (i, s) in b.stmts.iter().enumerate() {
-                let n = self.path.len();
-                self.path[n - 2] = i as u32;
-                self.path[n - 1] = 0;
-                match self.exec_stmt(s).await {
-                    Ok(Flow::Next) => {}
-                    Ok(other) => {
-                        flow = other;
-                        break;
-                    }
-                    Err(e) => {
-                        self.path.truncate(n - 2);
-                        self.pop_scope();
-                        return Err(e);
-                    }
+    pub fn exec_block(&mut self, b: &'a Block) -> Ex<Flow> {
+        self.push_scope();
+        self.path.push(0);
+        self.path.push(0);
+        let mut flow = Flow::Next;
+        for (i, s) in b.stmts.iter().enumerate() {
+            let n = self.path.len();
+            self.path[n - 2] = i as u32;
+            self.path[n - 1] = 0;
+            match self.exec_stmt(s) {
+                Ok(Flow::Next) => {}
+                Ok(other) => {
+                    flow = other;
+                    break;
+                }
+                Err(e) => {
+                    self.path.truncate(n - 2);
+                    self.pop_scope();
+                    return Err(e);
                 }
             }
-            self.path.pop();
-            self.path.pop();
-            self.pop_scope();
-            Ok(flow)
-        })
+        }
+        self.path.pop();
+        self.path.pop();
+        self.pop_scope();
+        Ok(flow)
     }
 
     /// A statement nested in `if` or a loop, tagged so that the branches
     /// of an `if` are distinct positions.
-    async fn exec_nested(&mut self, tag: u32, s: &'a Stmt) -> Ex<Flow> {
+    fn exec_nested(&mut self, tag: u32, s: &'a Stmt) -> Ex<Flow> {
         self.path.push(tag);
         let r = match &s.kind {
-            StmtKind::Block(b) => self.exec_block(b).await,
+            StmtKind::Block(b) => self.exec_block(b),
             _ => {
                 let one = std::slice::from_ref(s);
-                self.exec_stmts_as_block(one).await
+                self.exec_stmts_as_block(one)
             }
         };
         self.path.pop();
         r
     }
 
-    fn exec_stmts_as_block<'s>(&'s mut self, stmts: &'a [Stmt]) -> BoxFut<'s, Ex<Flow>> {
-        Box::pin(async move {
-            self.push_scope();
-            self.path.push(0);
-            self.path.push(0);
-            let r = self.exec_stmt(&stmts[0]).await;
-            self.path.pop();
-            self.path.pop();
-            self.pop_scope();
-            r
-        })
+    fn exec_stmts_as_block(&mut self, stmts: &'a [Stmt]) -> Ex<Flow> {
+        self.push_scope();
+        self.path.push(0);
+        self.path.push(0);
+        let r = self.exec_stmt(&stmts[0]);
+        self.path.pop();
+        self.path.pop();
+        self.pop_scope();
+        r
     }
 
-    /// One statement (the blocks that hold statements are the boxed,
-    /// recursive tasks).
-    async fn exec_stmt(&mut self, s: &'a Stmt) -> Ex<Flow> {
+    /// One statement, counted as a step and a level.
+    fn exec_stmt(&mut self, s: &'a Stmt) -> Ex<Flow> {
         self.step()?;
         self.descend()?;
-        let r = self.exec_stmt_kind(s).await;
+        let r = self.exec_stmt_kind(s);
         self.ascend();
         r
     }
 
-    async fn exec_stmt_kind(&mut self, s: &'a Stmt) -> Ex<Flow> {
+    fn exec_stmt_kind(&mut self, s: &'a Stmt) -> Ex<Flow> {
         self.frame().span = s.span;
         match &s.kind {
-            StmtKind::Block(b) => self.exec_block(b).await,
+            StmtKind::Block(b) => self.exec_block(b),
             StmtKind::Decl(d) => {
-                self.declare_vars(d).await?;
+                self.declare_vars(d)?;
                 Ok(Flow::Next)
             }
             StmtKind::Expr(e) => {
-                self.eval_for_effect(e).await?;
+                self.eval_for_effect(e)?;
                 Ok(Flow::Next)
             }
             StmtKind::If {
@@ -555,10 +514,10 @@ impl<'a> Thread<'a> {
                 then_branch,
                 else_branch,
             } => {
-                if self.condition(cond).await? {
-                    self.exec_nested(0, then_branch).await
+                if self.condition(cond)? {
+                    self.exec_nested(0, then_branch)
                 } else if let Some(e) = else_branch {
-                    self.exec_nested(1, e).await
+                    self.exec_nested(1, e)
                 } else {
                     Ok(Flow::Next)
                 }
@@ -570,19 +529,17 @@ impl<'a> Thread<'a> {
                 body,
             } => {
                 self.push_scope();
-                let r = self
-                    .exec_for(init.as_deref(), cond.as_ref(), step.as_ref(), body)
-                    .await;
+                let r = self.exec_for(init.as_deref(), cond.as_ref(), step.as_ref(), body);
                 self.pop_scope();
                 r
             }
-            StmtKind::While { cond, body } => self.exec_loop(Some(cond), None, body, false).await,
-            StmtKind::DoWhile { body, cond } => self.exec_loop(Some(cond), None, body, true).await,
+            StmtKind::While { cond, body } => self.exec_loop(Some(cond), None, body, false),
+            StmtKind::DoWhile { body, cond } => self.exec_loop(Some(cond), None, body, true),
             StmtKind::Break => Ok(Flow::Break),
             StmtKind::Continue => Ok(Flow::Continue),
             StmtKind::Return(v) => {
                 let v = match v {
-                    Some(e) => Some(self.eval(e).await?),
+                    Some(e) => Some(self.eval(e)?),
                     None => None,
                 };
                 Ok(Flow::Return(v))
@@ -590,7 +547,7 @@ impl<'a> Thread<'a> {
         }
     }
 
-    async fn exec_for(
+    fn exec_for(
         &mut self,
         init: Option<&'a Stmt>,
         cond: Option<&'a Expr>,
@@ -599,8 +556,8 @@ impl<'a> Thread<'a> {
     ) -> Ex<Flow> {
         if let Some(i) = init {
             match &i.kind {
-                StmtKind::Decl(d) => self.declare_vars(d).await?,
-                StmtKind::Expr(e) => self.eval_for_effect(e).await?,
+                StmtKind::Decl(d) => self.declare_vars(d)?,
+                StmtKind::Expr(e) => self.eval_for_effect(e)?,
                 _ => {
                     return fault(
                         FaultCode::Unsupported,
@@ -609,12 +566,12 @@ impl<'a> Thread<'a> {
                 }
             }
         }
-        self.exec_loop(cond, step, body, false).await
+        self.exec_loop(cond, step, body, false)
     }
 
     /// `while`, `do ... while` and the loop part of `for`. Each iteration is
     /// its own position (`[iteration, event counter, ...]`).
-    async fn exec_loop(
+    fn exec_loop(
         &mut self,
         cond: Option<&'a Expr>,
         step: Option<&'a Expr>,
@@ -629,7 +586,7 @@ impl<'a> Thread<'a> {
             self.path.push(0);
             if !(body_first && iteration == 0) {
                 if let Some(c) = cond {
-                    match self.condition(c).await {
+                    match self.condition(c) {
                         Ok(true) => {}
                         Ok(false) => break Ok(Flow::Next),
                         Err(e) => break Err(e),
@@ -637,7 +594,7 @@ impl<'a> Thread<'a> {
                 }
             }
             self.event();
-            match self.exec_nested(0, body).await {
+            match self.exec_nested(0, body) {
                 Ok(Flow::Break) => break Ok(Flow::Next),
                 Ok(Flow::Return(v)) => break Ok(Flow::Return(v)),
                 Ok(Flow::Next | Flow::Continue) => {}
@@ -645,7 +602,7 @@ impl<'a> Thread<'a> {
             }
             self.event();
             if let Some(s) = step {
-                if let Err(e) = self.eval_for_effect(s).await {
+                if let Err(e) = self.eval_for_effect(s) {
                     break Err(e);
                 }
             }
@@ -657,8 +614,8 @@ impl<'a> Thread<'a> {
 
     /// Evaluates a condition; an unspecified one may go either way, and the
     /// reference explores both.
-    pub async fn condition(&mut self, e: &'a Expr) -> Ex<bool> {
-        let v = self.eval(e).await?;
+    pub fn condition(&mut self, e: &'a Expr) -> Ex<bool> {
+        let v = self.eval(e)?;
         let s = match v {
             Value::Scalar(s) => s,
             other => {
@@ -674,7 +631,7 @@ impl<'a> Thread<'a> {
         Ok(s.truth(&mut self.log))
     }
 
-    async fn declare_vars(&mut self, d: &'a VarDecl) -> Ex<()> {
+    fn declare_vars(&mut self, d: &'a VarDecl) -> Ex<()> {
         let w = self.w;
         for dc in &d.declarators {
             let ty = match dc.array_len {
@@ -683,7 +640,7 @@ impl<'a> Thread<'a> {
             };
             let value = match &dc.init {
                 Some(init) => {
-                    let v = self.eval(init).await?;
+                    let v = self.eval(init)?;
                     self.convert_to(&ty, v)?
                 }
                 None => {
@@ -693,9 +650,9 @@ impl<'a> Thread<'a> {
                         w.program,
                     );
                     if let (Type::RayQuery(flags, query_flags), None) = (&d.ty, dc.array_len) {
-                        let template_flags = self.constant_flags(flags).await?;
+                        let template_flags = self.constant_flags(flags)?;
                         let query_flags = match query_flags {
-                            Some(q) => self.constant_flags(q).await?,
+                            Some(q) => self.constant_flags(q)?,
                             None => 0,
                         };
                         v = Value::RayQuery(Handle::new(template_flags, query_flags));
@@ -711,8 +668,8 @@ impl<'a> Thread<'a> {
 
 impl<'a> Thread<'a> {
     /// The value of a `RayQuery` template argument.
-    async fn constant_flags(&mut self, e: &'a Expr) -> Ex<u32> {
-        Ok(self.eval(e).await?.as_scalar().map_or(0, |s| s.bits))
+    fn constant_flags(&mut self, e: &'a Expr) -> Ex<u32> {
+        Ok(self.eval(e)?.as_scalar().map_or(0, |s| s.bits))
     }
 }
 

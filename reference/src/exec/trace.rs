@@ -64,18 +64,14 @@ impl<'a> Thread<'a> {
 
     /// Evaluates `(Scene, flags, mask, contribution, multiplier, miss,
     /// ray, payload)`; the payload must be a place.
-    async fn trace_args(
-        &mut self,
-        args: &'a [Expr],
-        what: &str,
-    ) -> Ex<(TraceParams, Ray, Place<'a>)> {
+    fn trace_args(&mut self, args: &'a [Expr], what: &str) -> Ex<(TraceParams, Ray, Place<'a>)> {
         if args.len() != 8 {
             return fault(
                 FaultCode::Unsupported,
                 format!("`{what}` takes 8 arguments, {} given", args.len()),
             );
         }
-        self.trace_operands(&args[..7], &args[7], what).await
+        self.trace_operands(&args[..7], &args[7], what)
     }
 
     /// The first operand of a trace (or of a hit recorded in a scene) names
@@ -92,7 +88,7 @@ impl<'a> Thread<'a> {
 
     /// The seven operands before the payload (acceleration structure, flags,
     /// mask, ray contribution, multiplier, miss index, ray) and the payload.
-    pub(super) async fn trace_operands(
+    pub(super) fn trace_operands(
         &mut self,
         args: &'a [Expr],
         payload: &'a Expr,
@@ -100,22 +96,19 @@ impl<'a> Thread<'a> {
     ) -> Ex<(TraceParams, Ray, Place<'a>)> {
         self.check_scene_operand(&args[0], what)?;
         let params = TraceParams {
-            flags: self.uint_arg(&args[1], "the ray flags").await?,
-            cull_mask: self
-                .uint_arg(&args[2], "the instance inclusion mask")
-                .await?,
+            flags: self.uint_arg(&args[1], "the ray flags")?,
+            cull_mask: self.uint_arg(&args[2], "the instance inclusion mask")?,
             ray_contribution: self
-                .uint_arg(&args[3], "the ray contribution to the hit group index")
-                .await?,
-            multiplier: self.uint_arg(&args[4], "the geometry multiplier").await?,
-            miss_index: self.uint_arg(&args[5], "the miss shader index").await?,
+                .uint_arg(&args[3], "the ray contribution to the hit group index")?,
+            multiplier: self.uint_arg(&args[4], "the geometry multiplier")?,
+            miss_index: self.uint_arg(&args[5], "the miss shader index")?,
         };
         crate::hit_object::check_known_ray_flags(
             params.flags,
             self.w.options.profile,
             "dxr.trace_ray.ray_flags.unknown_flags_undefined",
         )?;
-        let desc = self.eval(&args[6]).await?;
+        let desc = self.eval(&args[6])?;
         let ray = Ray::from_desc(params.flags, &desc)?;
         if let Some(why) = ray.unspecified() {
             return fault(
@@ -123,7 +116,7 @@ impl<'a> Thread<'a> {
                 format!("the ray is unspecified ({why})"),
             );
         }
-        let place = self.place(payload).await?;
+        let place = self.place(payload)?;
         Ok((params, ray, place))
     }
 
@@ -132,17 +125,17 @@ impl<'a> Thread<'a> {
     /// (`ser.hit_object.trace_ray.executes_traversal_returns_hit_object`,
     /// `ser.hit_object.trace_ray.no_closesthit_or_miss`). The result is a hit
     /// or a miss, never a NOP (`ser.hit_object.trace_ray.never_nop`).
-    pub async fn hit_object_trace_ray(&mut self, args: &'a [Expr]) -> Ex<Value> {
+    pub fn hit_object_trace_ray(&mut self, args: &'a [Expr]) -> Ex<Value> {
         self.check_can_trace(
             "HitObject::TraceRay",
             "ser.hit_object.trace_ray.not_at_max_recursion",
         )?;
-        let (params, ray, place) = self.trace_args(args, "HitObject::TraceRay").await?;
-        self.hit_object_trace(params, ray, place).await
+        let (params, ray, place) = self.trace_args(args, "HitObject::TraceRay")?;
+        self.hit_object_trace(params, ray, place)
     }
 
     /// `HitObject::TraceRay` once its operands are evaluated.
-    pub(super) async fn hit_object_trace(
+    pub(super) fn hit_object_trace(
         &mut self,
         params: TraceParams,
         ray: Ray,
@@ -152,8 +145,7 @@ impl<'a> Thread<'a> {
         let payload = self.enter_call(payload, Call::HitObjectTraceRay);
         let held = self.holds_in_place();
         self.in_place += held;
-        // Boxed, as in `trace`.
-        let traversed = Box::pin(self.traverse(params, ray, payload)).await;
+        let traversed = self.traverse(params, ray, payload);
         self.in_place -= held;
         let (object, payload) = traversed?;
         let payload = self.leave_call(payload, Call::HitObjectTraceRay);
@@ -165,30 +157,21 @@ impl<'a> Thread<'a> {
     /// miss shader (`vk.result.closest_hit_shader_invoked`,
     /// `vk.result.miss_shader_invoked`), unless the ray skips closest-hit
     /// shading (`vk.result.skip_closest_hit_flag`).
-    pub async fn trace_ray(&mut self, args: &'a [Expr]) -> Ex<Value> {
+    pub fn trace_ray(&mut self, args: &'a [Expr]) -> Ex<Value> {
         self.check_can_trace("TraceRay", "ser.hit_object.trace_ray.not_at_max_recursion")?;
-        let (params, ray, place) = self.trace_args(args, "TraceRay").await?;
-        self.trace(params, ray, place).await
+        let (params, ray, place) = self.trace_args(args, "TraceRay")?;
+        self.trace(params, ray, place)
     }
 
     /// `TraceRay` once its operands are evaluated.
-    pub(super) async fn trace(
-        &mut self,
-        params: TraceParams,
-        ray: Ray,
-        place: Place<'a>,
-    ) -> Ex<Value> {
+    pub(super) fn trace(&mut self, params: TraceParams, ray: Ray, place: Place<'a>) -> Ex<Value> {
         let payload = self.read_place(&place)?;
         let payload = self.enter_call(payload, Call::TraceRay);
-        // Boxed: a traversal's future is large, and the expression that
-        // traces would otherwise carry it.
-        let (object, mut payload) = Box::pin(self.traverse(params, ray, payload)).await?;
+        let (object, mut payload) = self.traverse(params, ray, payload)?;
         let skip = params.flags & ray_flag::SKIP_CLOSEST_HIT_SHADER != 0
             && !mutation::active(Mutation::SkipClosestHitIgnored);
         if !(object.is_hit() && skip) {
-            payload = self
-                .shade(&object, payload, "vk.result.closest_hit_shader_invoked")
-                .await?;
+            payload = self.shade(&object, payload, "vk.result.closest_hit_shader_invoked")?;
         }
         let payload = self.leave_call(payload, Call::TraceRay);
         self.write_place(&place, payload)?;
@@ -199,12 +182,7 @@ impl<'a> Thread<'a> {
     /// one recursion level down, between reorder points
     /// (`ser.reorder_point.list.trace_ray_transitions`,
     /// `ser.reorder_point.list.hitobject_invoke_transitions`).
-    pub(super) async fn shade(
-        &mut self,
-        object: &HitObject,
-        payload: Value,
-        clause: &str,
-    ) -> Ex<Value> {
+    pub(super) fn shade(&mut self, object: &HitObject, payload: Value, clause: &str) -> Ex<Value> {
         let Some((table, index)) = object.record() else {
             return Ok(payload);
         };
@@ -239,14 +217,13 @@ impl<'a> Thread<'a> {
             return Ok(self.null_shader_stage(payload, stage));
         };
         self.run_stage(&shader, stage, system, constants, payload, attributes)
-            .await
             .map(|(p, _)| p)
     }
 
     /// Runs a hit-group or miss shader with the payload (and attributes),
     /// checking both types against the shader's parameters, one recursion
     /// level down and between two reorder points.
-    pub(super) async fn run_stage(
+    pub(super) fn run_stage(
         &mut self,
         shader: &str,
         stage: Stage,
@@ -294,11 +271,9 @@ impl<'a> Thread<'a> {
             access.enter_stage(&mut args[0], s);
         }
         self.depth += 1;
-        self.reorder_point(ReorderPoint::ShaderTransition).await;
-        let result = self
-            .invoke_entry(shader, stage, system, constants, args)
-            .await;
-        self.reorder_point(ReorderPoint::ShaderTransition).await;
+        self.reorder_point(ReorderPoint::ShaderTransition);
+        let result = self.invoke_entry(shader, stage, system, constants, args);
+        self.reorder_point(ReorderPoint::ShaderTransition);
         self.depth -= 1;
         let (mut out, termination) = result?;
         let mut payload = out.swap_remove(0);
@@ -311,13 +286,13 @@ impl<'a> Thread<'a> {
     /// Traversal: every candidate, in every order that can matter, through
     /// confirmation and closest-hit determination; the result as a hit
     /// object (`vk.result.hit_or_miss`).
-    async fn traverse(
+    fn traverse(
         &mut self,
         params: TraceParams,
         ray: Ray,
         payload: Value,
     ) -> Ex<(HitObject, Value)> {
-        self.reorder_point(ReorderPoint::Trace).await;
+        self.reorder_point(ReorderPoint::Trace);
         let w = self.w;
         if w.options.profile.is_hlsl() {
             traversal::micromap::check_disable_allowed(
@@ -357,7 +332,6 @@ impl<'a> Thread<'a> {
         self.path.push(0);
         let mut result = self
             .false_positives(missed)
-            .await
             .map(|extra| remaining.extend(extra));
         let order_matters = traversal::order_matters(&remaining, any_hit, accept_first);
         while result.is_ok() {
@@ -366,7 +340,7 @@ impl<'a> Thread<'a> {
                 break;
             };
             *self.path.last_mut().expect("pushed above") += 1;
-            result = self.process_candidate(c, tmin).await;
+            result = self.process_candidate(c, tmin);
             if self.traces.last().expect("pushed above").end {
                 break;
             }
@@ -398,7 +372,7 @@ impl<'a> Thread<'a> {
     /// range or writes memory makes both running it and not legal. A shader
     /// that verifies its hits, as the chapter says applications should
     /// (`vk.confirmation.aabb.app_should_verify`), costs no exploration.
-    async fn false_positives(&mut self, missed: Vec<Candidate>) -> Ex<Vec<Candidate>> {
+    fn false_positives(&mut self, missed: Vec<Candidate>) -> Ex<Vec<Candidate>> {
         let mut out = Vec::new();
         for c in missed {
             let Some(shader) = self
@@ -411,7 +385,7 @@ impl<'a> Thread<'a> {
                 continue;
             };
             self.probe = Some(Probe::default());
-            let result = self.run_intersection(&c, &shader).await;
+            let result = self.run_intersection(&c, &shader);
             let probe = self.probe.take().expect("set above");
             result?;
             if traversal::repeat::box_enlarged(probe.reported || probe.wrote, &mut self.log) {
@@ -421,7 +395,7 @@ impl<'a> Thread<'a> {
         Ok(out)
     }
 
-    async fn process_candidate(&mut self, c: Candidate, tmin: (f64, f64)) -> Ex<()> {
+    fn process_candidate(&mut self, c: Candidate, tmin: (f64, f64)) -> Ex<()> {
         let tmax = self.traces.last().expect("tracing").tmax;
         match c.kind {
             CandidateKind::Triangle {
@@ -442,8 +416,7 @@ impl<'a> Thread<'a> {
                 }
                 let hit_kind = Scalar::uint(traversal::triangle_hit_kind(front));
                 let attributes = traversal::triangle_attributes(barycentrics);
-                self.confirm(c, Scalar::float_approx(t, t_err), hit_kind, attributes)
-                    .await?;
+                self.confirm(c, Scalar::float_approx(t, t_err), hit_kind, attributes)?;
                 Ok(())
             }
             CandidateKind::Aabb { t0, t1, err } => {
@@ -455,7 +428,7 @@ impl<'a> Thread<'a> {
                 ) {
                     return Ok(());
                 }
-                self.intersect(c).await
+                self.intersect(c)
             }
         }
     }
@@ -464,7 +437,7 @@ impl<'a> Thread<'a> {
     /// (`vk.confirmation.aabb.intersection_shader_invoked`); a record
     /// without one processes nothing further
     /// (`vk.confirmation.aabb.unused_intersection_shader_no_processing`).
-    async fn intersect(&mut self, c: Candidate) -> Ex<()> {
+    fn intersect(&mut self, c: Candidate) -> Ex<()> {
         self.check_record(
             Table::HitGroup,
             c.record,
@@ -474,7 +447,7 @@ impl<'a> Thread<'a> {
         let Some(shader) = record.intersection.clone() else {
             return Ok(());
         };
-        self.run_intersection(&c, &shader).await?;
+        self.run_intersection(&c, &shader)?;
         // It "may be executed multiple times for the same intersection
         // candidate" (`vk.confirmation.aabb.may_execute_multiple_times`): a
         // later run sees the hit an earlier one committed as RayTCurrent,
@@ -494,7 +467,7 @@ impl<'a> Thread<'a> {
             {
                 break;
             }
-            self.run_intersection(&c, &shader).await?;
+            self.run_intersection(&c, &shader)?;
         }
         Ok(())
     }
@@ -505,7 +478,7 @@ impl<'a> Thread<'a> {
     /// (`vk.confirmation.aabb.may_execute_multiple_times`), with no flag to
     /// prevent it, so how often its writes happen is open: what it writes is
     /// unspecified.
-    async fn run_intersection(&mut self, c: &Candidate, shader: &str) -> Ex<()> {
+    fn run_intersection(&mut self, c: &Candidate, shader: &str) -> Ex<()> {
         let constants = self.w.table.root_constants(Table::HitGroup, c.record);
         let state = self.traces.last_mut().expect("tracing");
         state.current = Some(c.clone());
@@ -519,19 +492,17 @@ impl<'a> Thread<'a> {
             no_attributes(),
         );
         self.depth += 1;
-        self.reorder_point(ReorderPoint::ShaderTransition).await;
+        self.reorder_point(ReorderPoint::ShaderTransition);
         self.write_logs.push(Vec::new());
-        let result = self
-            .invoke_entry(
-                shader,
-                Stage::Intersection,
-                System::Hit(Box::new(hit)),
-                constants,
-                Vec::new(),
-            )
-            .await;
+        let result = self.invoke_entry(
+            shader,
+            Stage::Intersection,
+            System::Hit(Box::new(hit)),
+            constants,
+            Vec::new(),
+        );
         let log = self.write_logs.pop().expect("pushed above");
-        self.reorder_point(ReorderPoint::ShaderTransition).await;
+        self.reorder_point(ReorderPoint::ShaderTransition);
         self.depth -= 1;
         let mut memory = self.shared.memory.borrow_mut();
         for (b, word, _) in &log {
@@ -570,7 +541,7 @@ impl<'a> Thread<'a> {
     /// may ignore them (`vk.confirmation.triangle.ignore_intersection_drops`);
     /// without one they are confirmed (`vk.confirmation.triangle.unused_any_hit_confirms`).
     /// Returns whether the candidate was confirmed.
-    async fn confirm(
+    fn confirm(
         &mut self,
         c: Candidate,
         t: Scalar,
@@ -579,7 +550,7 @@ impl<'a> Thread<'a> {
     ) -> Ex<bool> {
         let mut end = false;
         if !c.opaque || mutation::active(Mutation::OpaqueRunsAnyHit) {
-            match self.any_hit(&c, &t, &hit_kind, &attributes).await? {
+            match self.any_hit(&c, &t, &hit_kind, &attributes)? {
                 Some(Termination::IgnoreHit) if !mutation::active(Mutation::IgnoreHitConfirms) => {
                     return Ok(false)
                 }
@@ -619,7 +590,7 @@ impl<'a> Thread<'a> {
     /// second run changes the payload, the decision or what the shader
     /// wrote, the number of runs is observable and unbounded, so the
     /// payload and those words become unspecified and both decisions legal.
-    async fn any_hit(
+    fn any_hit(
         &mut self,
         c: &Candidate,
         t: &Scalar,
@@ -637,15 +608,13 @@ impl<'a> Thread<'a> {
             return Ok(None);
         };
         let constants = self.w.table.root_constants(Table::HitGroup, c.record);
-        let (first_payload, first, first_log) = self
-            .any_hit_once(c, t, hit_kind, attributes, &shader, &constants)
-            .await?;
+        let (first_payload, first, first_log) =
+            self.any_hit_once(c, t, hit_kind, attributes, &shader, &constants)?;
         if !traversal::repeat::confirmation_may_repeat(self.w.scene, c) {
             return Ok(first);
         }
-        let (second_payload, second, second_log) = self
-            .any_hit_once(c, t, hit_kind, attributes, &shader, &constants)
-            .await?;
+        let (second_payload, second, second_log) =
+            self.any_hit_once(c, t, hit_kind, attributes, &shader, &constants)?;
         if first_payload == second_payload && first == second && first_log == second_log {
             return Ok(first);
         }
@@ -679,7 +648,7 @@ impl<'a> Thread<'a> {
 
     /// One run of an any-hit shader: the payload it leaves (also kept in
     /// the trace), how it ended, and what it wrote to memory.
-    async fn any_hit_once(
+    fn any_hit_once(
         &mut self,
         c: &Candidate,
         t: &Scalar,
@@ -691,16 +660,14 @@ impl<'a> Thread<'a> {
         let hit = self.candidate_hit(c, t.clone(), hit_kind.clone(), attributes.clone());
         let payload = self.traces.last().expect("tracing").payload.clone();
         self.write_logs.push(Vec::new());
-        let r = self
-            .run_stage(
-                shader,
-                Stage::AnyHit,
-                System::Hit(Box::new(hit)),
-                constants.to_vec(),
-                payload,
-                Some(attributes.clone()),
-            )
-            .await;
+        let r = self.run_stage(
+            shader,
+            Stage::AnyHit,
+            System::Hit(Box::new(hit)),
+            constants.to_vec(),
+            payload,
+            Some(attributes.clone()),
+        );
         let log = self.write_logs.pop().expect("pushed above");
         let (payload, termination) = r?;
         self.traces.last_mut().expect("tracing").payload = payload.clone();
@@ -715,7 +682,7 @@ impl<'a> Thread<'a> {
     /// (HLSL's `ReportHit`; the chapter is silent, see the spec-map note).
     /// Under Shader Model 6.9 the call is a reorder point
     /// (`dxr.reorder_points.list.dxr_trace_ray_call_shader_report_hit`).
-    pub async fn report_hit(&mut self, args: &'a [Expr]) -> Ex<Value> {
+    pub fn report_hit(&mut self, args: &'a [Expr]) -> Ex<Value> {
         if self.stage() != Stage::Intersection {
             return fault(
                 FaultCode::InvalidStage,
@@ -729,11 +696,10 @@ impl<'a> Thread<'a> {
             );
         }
         let t = self
-            .scalar_arg(&args[0])
-            .await?
+            .scalar_arg(&args[0])?
             .convert(ScalarType::Float, &mut self.log);
-        let kind = self.uint_arg(&args[1], "the hit kind").await?;
-        let attributes = self.eval(&args[2]).await?;
+        let kind = self.uint_arg(&args[1], "the hit kind")?;
+        let attributes = self.eval(&args[2])?;
         if !matches!(attributes, Value::Struct { .. }) {
             return fault(
                 FaultCode::Unsupported,
@@ -749,7 +715,7 @@ impl<'a> Thread<'a> {
         // A reorder point whether or not the hit is accepted (DXR's reading,
         // see `Profile::report_hit_reorders`).
         if self.w.options.profile.report_hit_reorders() {
-            self.reorder_point(ReorderPoint::ReportHit).await;
+            self.reorder_point(ReorderPoint::ReportHit);
         }
         let state = self
             .traces
@@ -772,7 +738,7 @@ impl<'a> Thread<'a> {
             probe.reported = true;
             return Ok(Value::boolean(false));
         }
-        let confirmed = self.confirm(c, t, Scalar::uint(kind), attributes).await?;
+        let confirmed = self.confirm(c, t, Scalar::uint(kind), attributes)?;
         let state = self.traces.last().expect("tracing");
         let (end, new_tmax) = (state.end, state.tmax);
         // The intersection shader sees the new closest hit's t.
@@ -787,7 +753,7 @@ impl<'a> Thread<'a> {
 
     /// `CallShader(index, params)`: the callable shader of a callable
     /// record, between reorder points (`ser.reorder_point.list.call_shader_transitions`).
-    pub async fn call_shader(&mut self, args: &'a [Expr]) -> Ex<Value> {
+    pub fn call_shader(&mut self, args: &'a [Expr]) -> Ex<Value> {
         if !matches!(
             self.stage(),
             Stage::RayGeneration | Stage::ClosestHit | Stage::Miss | Stage::Callable
@@ -803,8 +769,8 @@ impl<'a> Thread<'a> {
                 "`CallShader` takes (index, parameters)",
             );
         }
-        let index = self.uint_arg(&args[0], "the callable shader index").await?;
-        let place = self.place(&args[1]).await?;
+        let index = self.uint_arg(&args[0], "the callable shader index")?;
+        let place = self.place(&args[1])?;
         let params = self.read_place(&place)?;
         self.check_record(
             Table::Callable,
@@ -827,17 +793,15 @@ impl<'a> Thread<'a> {
             );
         }
         let constants = self.w.table.root_constants(Table::Callable, index);
-        self.reorder_point(ReorderPoint::ShaderTransition).await;
-        let result = self
-            .invoke_entry(
-                &shader,
-                Stage::Callable,
-                System::Dispatch,
-                constants,
-                vec![params],
-            )
-            .await;
-        self.reorder_point(ReorderPoint::ShaderTransition).await;
+        self.reorder_point(ReorderPoint::ShaderTransition);
+        let result = self.invoke_entry(
+            &shader,
+            Stage::Callable,
+            System::Dispatch,
+            constants,
+            vec![params],
+        );
+        self.reorder_point(ReorderPoint::ShaderTransition);
         let (mut out, _) = result?;
         self.write_place(&place, out.swap_remove(0))?;
         Ok(Value::void())

@@ -14,8 +14,8 @@ impl<'a> Thread<'a> {
     /// Only the spec's recipes publish anything
     /// (`ser.memory.reordercoherent.barrier_reorder_scope_before_reorder_point`,
     /// `ser.memory.globallycoherent.device_memory_barrier_before_reorder_point`).
-    pub async fn barrier(&mut self, name: &str, args: &'a [Expr]) -> Ex<Value> {
-        let values = self.eval_args(args).await?;
+    pub fn barrier(&mut self, name: &str, args: &'a [Expr]) -> Ex<Value> {
+        let values = self.eval_args(args)?;
         let mut flags = Vec::new();
         for v in &values {
             match v.as_scalar() {
@@ -39,14 +39,14 @@ impl<'a> Thread<'a> {
 
     /// `InterlockedAdd(dest, value)` and `InterlockedAdd(dest, value,
     /// out original)` on a `uint` or `int` buffer element.
-    pub async fn interlocked_add(&mut self, args: &'a [Expr]) -> Ex<Value> {
+    pub fn interlocked_add(&mut self, args: &'a [Expr]) -> Ex<Value> {
         if !(2..=3).contains(&args.len()) {
             return fault(
                 FaultCode::Unsupported,
                 "`InterlockedAdd` takes a destination, a value and optionally an out original value",
             );
         }
-        let dest = self.place(&args[0]).await?;
+        let dest = self.place(&args[0])?;
         let Root::Buffer(buffer, index) = &dest.root else {
             return fault(
                 FaultCode::Unsupported,
@@ -59,7 +59,7 @@ impl<'a> Thread<'a> {
                 "the destination of `InterlockedAdd` is a whole buffer element",
             );
         }
-        let delta = match self.eval(&args[1]).await? {
+        let delta = match self.eval(&args[1])? {
             Value::Scalar(s) if s.ty != ScalarType::Float => s,
             _ => {
                 return fault(
@@ -86,7 +86,7 @@ impl<'a> Thread<'a> {
             original
         };
         if let Some(out) = args.get(2) {
-            let place = self.place(out).await?;
+            let place = self.place(out)?;
             self.write_place(&place, Value::Scalar(original))?;
         }
         Ok(Value::void())
