@@ -7,7 +7,7 @@ use ser_harness::protocol::{decode, encode, BackendHello, Reply, Request, Runner
 
 fn round_trip<T>(line: &str)
 where
-    T: ser_harness::protocol::codec::Message + serde::Serialize + PartialEq + std::fmt::Debug,
+    T: ser_harness::protocol::codec::Message + Send + serde::Serialize + PartialEq + std::fmt::Debug,
 {
     if let Ok(m) = decode::<T>("fuzz", line) {
         let again = decode::<T>("fuzz", &encode(&m)).expect("an encoded message decodes");
