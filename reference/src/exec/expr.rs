@@ -17,7 +17,8 @@ impl<'a> Thread<'a> {
     pub fn eval(&mut self, e: &'a Expr) -> Ex<Value> {
         self.enter_expr()?;
         let r = self.eval_kind(e);
-        self.leave_expr(r)
+        self.ascend();
+        r.map_err(|x| self.locate_exit(x))
     }
 
     /// Counts an expression's step and level (see [`Thread::step`],
@@ -27,11 +28,11 @@ impl<'a> Thread<'a> {
         self.descend()
     }
 
-    /// Comes back from an expression; a fault gets the statement's location.
-    fn leave_expr(&mut self, r: Ex<Value>) -> Ex<Value> {
-        self.ascend();
-        match r {
-            Err(Exit::Fault(f)) => Err(Exit::Fault(Box::new(self.locate(*f)))),
+    /// An early exit from an expression: a fault gets the statement's
+    /// location.
+    fn locate_exit(&self, x: Exit) -> Exit {
+        match x {
+            Exit::Fault(f) => Exit::Fault(Box::new(self.locate(*f))),
             other => other,
         }
     }
@@ -171,8 +172,9 @@ impl<'a> Thread<'a> {
             return self.eval(e).map(drop);
         };
         self.enter_expr()?;
-        let r = self.assign(*op, target, value).map(|_| Value::void());
-        self.leave_expr(r).map(drop)
+        let r = self.assign(*op, target, value);
+        self.ascend();
+        r.map(drop).map_err(|x| self.locate_exit(x))
     }
 
     /// `target = value` or `target op= value`: writes the place and returns

@@ -287,6 +287,13 @@ pub fn convert(
         ))
     };
     match (ty, v) {
+        // A value already of the type is itself, and is not copied.
+        (Type::Scalar(t), Value::Scalar(s)) if s.ty == *t => Ok(Value::Scalar(s)),
+        (Type::Vector(t, n), Value::Vector(c))
+            if c.len() == *n as usize && c.iter().all(|s| s.ty == *t) =>
+        {
+            Ok(Value::Vector(c))
+        }
         (Type::Scalar(t), Value::Scalar(s)) => Ok(Value::Scalar(s.convert(*t, ch))),
         (Type::Scalar(t), Value::Vector(c)) if !c.is_empty() => {
             Ok(Value::Scalar(c[0].convert(*t, ch)))
