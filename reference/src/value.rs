@@ -123,6 +123,16 @@ impl Scalar {
     }
 
     /// Converts to another scalar type with HLSL's rules.
+    /// [`Scalar::convert`], taking the scalar: one already of type `to` is
+    /// itself, not a copy.
+    pub fn into_type(self, to: ScalarType, chooser: &mut dyn Chooser) -> Scalar {
+        if self.ty == to {
+            self
+        } else {
+            self.convert(to, chooser)
+        }
+    }
+
     pub fn convert(&self, to: ScalarType, chooser: &mut dyn Chooser) -> Scalar {
         use ScalarType::*;
         let out = match (self.ty, to) {

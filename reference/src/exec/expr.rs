@@ -15,26 +15,21 @@ impl<'a> Thread<'a> {
 
     /// Evaluates an expression; faults carry the location of the statement.
     pub fn eval(&mut self, e: &'a Expr) -> Ex<Value> {
-        self.enter_expr()?;
-        let r = self.eval_kind(e);
-        self.ascend();
-        r.map_err(|x| self.locate_exit(x))
+        self.expression(|t| t.eval_kind(e))
     }
 
-    /// Counts an expression's step and level (see [`Thread::step`],
-    /// [`Thread::descend`]).
-    fn enter_expr(&mut self) -> Ex<()> {
+    /// Runs `f` as one expression: counted as a step and a level (see
+    /// [`Thread::step`], [`Thread::descend`]); a fault it ends with gets the
+    /// statement's location.
+    fn expression<T>(&mut self, f: impl FnOnce(&mut Self) -> Ex<T>) -> Ex<T> {
         self.step()?;
-        self.descend()
-    }
-
-    /// An early exit from an expression: a fault gets the statement's
-    /// location.
-    fn locate_exit(&self, x: Exit) -> Exit {
-        match x {
+        self.descend()?;
+        let r = f(self);
+        self.ascend();
+        r.map_err(|x| match x {
             Exit::Fault(f) => Exit::Fault(Box::new(self.locate(*f))),
             other => other,
-        }
+        })
     }
 
     /// The value of a leaf expression: a literal or a name, which evaluates
@@ -171,10 +166,7 @@ impl<'a> Thread<'a> {
         let ExprKind::Assign(op, target, value) = &e.kind else {
             return self.eval(e).map(drop);
         };
-        self.enter_expr()?;
-        let r = self.assign(*op, target, value);
-        self.ascend();
-        r.map(drop).map_err(|x| self.locate_exit(x))
+        self.expression(|t| t.assign(*op, target, value)).map(drop)
     }
 
     /// `target = value` or `target op= value`: writes the place and returns

@@ -287,14 +287,9 @@ pub fn convert(
         ))
     };
     match (ty, v) {
-        // A value already of the type is itself, and is not copied.
-        (Type::Scalar(t), Value::Scalar(s)) if s.ty == *t => Ok(Value::Scalar(s)),
-        (Type::Vector(t, n), Value::Vector(c))
-            if c.len() == *n as usize && c.iter().all(|s| s.ty == *t) =>
-        {
-            Ok(Value::Vector(c))
-        }
-        (Type::Scalar(t), Value::Scalar(s)) => Ok(Value::Scalar(s.convert(*t, ch))),
+        // Components are converted in place: a value already of the type
+        // keeps its scalars and its vector.
+        (Type::Scalar(t), Value::Scalar(s)) => Ok(Value::Scalar(s.into_type(*t, ch))),
         (Type::Scalar(t), Value::Vector(c)) if !c.is_empty() => {
             Ok(Value::Scalar(c[0].convert(*t, ch)))
         }
@@ -302,7 +297,10 @@ pub fn convert(
             Ok(Value::Vector(vec![s.convert(*t, ch); *n as usize]))
         }
         (Type::Vector(t, n), Value::Vector(c)) if c.len() >= *n as usize => Ok(Value::Vector(
-            c[..*n as usize].iter().map(|s| s.convert(*t, ch)).collect(),
+            c.into_iter()
+                .take(*n as usize)
+                .map(|s| s.into_type(*t, ch))
+                .collect(),
         )),
         (Type::Matrix(t, r, c), Value::Scalar(s)) => Ok(Value::Matrix {
             rows: *r,
@@ -315,7 +313,7 @@ pub fn convert(
             Ok(Value::Matrix {
                 rows,
                 cols,
-                elems: elems.iter().map(|s| s.convert(*t, ch)).collect(),
+                elems: elems.into_iter().map(|s| s.into_type(*t, ch)).collect(),
             })
         }
         (Type::Struct(n), Value::Struct { name, fields }) if **n == *name => {

@@ -234,17 +234,14 @@ fn schedule(
     logs: &mut [ChoiceLog],
     threads: &mut [Resumable],
 ) -> Result<(), Fault> {
-    let n = threads.len();
-    let mut live = vec![true; n];
-    let mut runnable: Vec<usize> = (0..n).collect();
+    let mut runnable: Vec<usize> = (0..threads.len()).collect();
     loop {
         for t in runnable.drain(..) {
-            if !live[t] {
+            if shared.board.borrow().done[t] {
                 continue;
             }
             if let CoroutineResult::Return((log, result)) = threads[t].as_mut().resume(()) {
                 logs[t] = log;
-                live[t] = false;
                 shared.board.borrow_mut().done[t] = true;
                 if let Err(mut f) = result {
                     f.thread.get_or_insert(dispatch_index(t, w.dispatch.size));
@@ -252,7 +249,7 @@ fn schedule(
                 }
             }
         }
-        if !live.contains(&true) {
+        if !shared.board.borrow().done.contains(&false) {
             return Ok(());
         }
         runnable = shared.board.borrow_mut().resolve();
