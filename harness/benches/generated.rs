@@ -56,6 +56,7 @@ fn rate(n: usize, start: Instant) -> f64 {
 /// Measured on a thread with the reference's stack, as the fuzz loop's
 /// threads are: loading and running each case happen in place there.
 fn main() {
+    ser_harness::alloc::keep_freed_memory();
     ser_lang::nesting::on_stack("bench", REFERENCE_STACK, measure)
         .expect("starts the bench's thread");
 }

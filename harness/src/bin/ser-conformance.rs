@@ -547,6 +547,7 @@ fn backend(args: &BackendArgs, timeout: Option<Duration>) -> Result<Arc<dyn Back
 }
 
 fn main() -> ExitCode {
+    ser_harness::alloc::keep_freed_memory();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Schema) => {
