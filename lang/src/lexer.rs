@@ -3,20 +3,22 @@
 use crate::error::ParseError;
 use crate::span::Span;
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum Tok {
-    Ident(String),
+/// A token, borrowing its name or string from the text: the parser copies
+/// out only the names the tree keeps (not keywords or type names).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Tok<'s> {
+    Ident(&'s str),
     /// Integer literal: value, `u` suffix, written in hex.
     Int(u64, bool, bool),
     /// Float literal: value, `f` suffix.
     Float(f64, bool),
-    Str(String),
+    Str(&'s str),
     /// Punctuation and operators, longest match first.
     Punct(&'static str),
     Eof,
 }
 
-impl Tok {
+impl Tok<'_> {
     pub fn describe(&self) -> String {
         match self {
             Tok::Ident(s) => format!("`{s}`"),
@@ -29,9 +31,9 @@ impl Tok {
     }
 }
 
-#[derive(Clone, Debug)]
-pub struct Token {
-    pub tok: Tok,
+#[derive(Clone, Copy, Debug)]
+pub struct Token<'s> {
+    pub tok: Tok<'s>,
     pub span: Span,
 }
 
@@ -134,7 +136,7 @@ fn punctuation(rest: &[u8]) -> Option<&'static str> {
 }
 
 /// Splits shader text into tokens; comments and whitespace are dropped.
-pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
+pub fn tokenize(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
     // About one token for every three bytes of the generated programs.
     let mut out = Vec::with_capacity(src.len() / 2);
     let mut at = Cursor {
@@ -162,7 +164,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
             let start = at.i;
             at.advance_name();
             out.push(Token {
-                tok: Tok::Ident(src[start..at.i].to_string()),
+                tok: Tok::Ident(&src[start..at.i]),
                 span,
             });
         } else if c.is_ascii_digit() || (c == '.' && at.byte(1).is_ascii_digit()) {
@@ -179,7 +181,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
                 return Err(ParseError::new(span, "unterminated string"));
             };
             out.push(Token {
-                tok: Tok::Str(rest[..len].to_string()),
+                tok: Tok::Str(&rest[..len]),
                 span,
             });
             at.advance(len + 2);
@@ -204,7 +206,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
 
 /// Lexes a numeric literal at the start of `s`; returns the token and the
 /// number of characters it used.
-fn number(s: &[u8]) -> Result<(Tok, usize), String> {
+fn number(s: &[u8]) -> Result<(Tok<'static>, usize), String> {
     // ASCII digits, so every slice below is text.
     let text = |a: usize, b: usize| -> &str { std::str::from_utf8(&s[a..b]).expect("ASCII") };
     if s[0] == b'0' && s.get(1).is_some_and(|c| *c == b'x' || *c == b'X') {
@@ -277,7 +279,7 @@ fn number(s: &[u8]) -> Result<(Tok, usize), String> {
 mod tests {
     use super::*;
 
-    fn toks(src: &str) -> Vec<(Tok, u32, u32)> {
+    fn toks(src: &str) -> Vec<(Tok<'_>, u32, u32)> {
         tokenize(src)
             .expect("lexes")
             .into_iter()
@@ -295,15 +297,15 @@ mod tests {
         let got =
             toks("uint a_1 = 0x1Fu >>= 2.5f; // \u{e9}\n/* \u{e9}\n */ \"s \u{e9}\" .5 1e3 7u 1.");
         let want = vec![
-            (Tok::Ident("uint".into()), 1, 1),
-            (Tok::Ident("a_1".into()), 1, 6),
+            (Tok::Ident("uint"), 1, 1),
+            (Tok::Ident("a_1"), 1, 6),
             (Tok::Punct("="), 1, 10),
             (Tok::Int(0x1F, true, true), 1, 12),
             (Tok::Punct(">>="), 1, 18),
             (Tok::Float(2.5, true), 1, 22),
             (Tok::Punct(";"), 1, 26),
             // A character of two bytes counts one column.
-            (Tok::Str("s \u{e9}".into()), 3, 5),
+            (Tok::Str("s \u{e9}"), 3, 5),
             (Tok::Float(0.5, false), 3, 11),
             (Tok::Float(1000.0, false), 3, 14),
             (Tok::Int(7, true, false), 3, 18),

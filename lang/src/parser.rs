@@ -15,7 +15,6 @@ use crate::lexer::{tokenize, Tok, Token};
 use crate::names;
 use crate::nesting::Guard;
 use crate::span::Span;
-use std::collections::HashSet;
 
 /// The stack of the parser's thread. The parser recurses a few frames per
 /// level of nesting, up to [`crate::nesting::MAX_NESTING`] levels: about
@@ -41,10 +40,7 @@ fn parse_here(src: &str) -> Result<Library, ParseError> {
     let mut p = Parser {
         tokens,
         pos: 0,
-        structs: names::BUILTIN_STRUCTS
-            .iter()
-            .map(|(n, _)| n.to_string())
-            .collect(),
+        structs: names::BUILTIN_STRUCTS.iter().map(|(n, _)| *n).collect(),
         within: None,
         guard: Guard::default(),
         dx_namespace: false,
@@ -72,10 +68,12 @@ pub fn numeric_type(name: &str) -> Option<Type> {
     }
 }
 
-struct Parser {
-    tokens: Vec<Token>,
+struct Parser<'s> {
+    tokens: Vec<Token<'s>>,
     pos: usize,
-    structs: HashSet<String>,
+    /// The struct types declared so far: a few names, looked up at almost
+    /// every statement.
+    structs: Vec<&'s str>,
     within: Option<String>,
     guard: Guard,
     /// Whether a `dx::` name was read.
@@ -84,14 +82,14 @@ struct Parser {
 
 type PResult<T> = Result<T, ParseError>;
 
-impl Parser {
-    fn peek(&self) -> &Tok {
-        &self.tokens[self.pos].tok
+impl<'s> Parser<'s> {
+    fn peek(&self) -> Tok<'s> {
+        self.tokens[self.pos].tok
     }
 
-    fn peek_at(&self, n: usize) -> &Tok {
+    fn peek_at(&self, n: usize) -> Tok<'s> {
         let i = (self.pos + n).min(self.tokens.len() - 1);
-        &self.tokens[i].tok
+        self.tokens[i].tok
     }
 
     fn span(&self) -> Span {
@@ -104,17 +102,9 @@ impl Parser {
         }
     }
 
-    /// Moves past the current token and gives it back: moved out, not
-    /// copied, since the parser never goes back (the last token, `Eof`,
-    /// stays).
-    fn take(&mut self) -> Tok {
-        let t = if self.pos + 1 < self.tokens.len() {
-            std::mem::replace(&mut self.tokens[self.pos].tok, Tok::Eof)
-        } else {
-            self.tokens[self.pos].tok.clone()
-        };
-        self.bump();
-        t
+    /// Whether `name` is a struct type declared so far.
+    fn is_struct(&self, name: &str) -> bool {
+        self.structs.contains(&name)
     }
 
     fn error<T>(&self, expected: &str) -> PResult<T> {
@@ -154,7 +144,7 @@ impl Parser {
     fn at_dx(&self) -> bool {
         matches!(self.peek(), Tok::Ident(d) if d == "dx")
             && matches!(self.peek_at(1), Tok::Punct("::"))
-            && matches!(self.peek_at(2), Tok::Ident(n) if names::DX_NAMESPACE.contains(&n.as_str()))
+            && matches!(self.peek_at(2), Tok::Ident(n) if names::DX_NAMESPACE.contains(&n))
     }
 
     /// Skips a `dx::` qualifier (Shader Model 6.9's namespace of SER names).
@@ -166,28 +156,33 @@ impl Parser {
         }
     }
 
+    /// A name the tree keeps.
     fn ident(&mut self) -> PResult<String> {
+        self.ident_text().map(str::to_string)
+    }
+
+    fn ident_text(&mut self) -> PResult<&'s str> {
         match self.peek() {
-            Tok::Ident(_) => match self.take() {
-                Tok::Ident(s) => Ok(s),
-                _ => unreachable!("an identifier was peeked"),
-            },
+            Tok::Ident(s) => {
+                self.bump();
+                Ok(s)
+            }
             _ => self.error("a name"),
         }
     }
 
     fn string(&mut self) -> PResult<String> {
         match self.peek() {
-            Tok::Str(_) => match self.take() {
-                Tok::Str(s) => Ok(s),
-                _ => unreachable!("a string was peeked"),
-            },
+            Tok::Str(s) => {
+                self.bump();
+                Ok(s.to_string())
+            }
             _ => self.error("a string"),
         }
     }
 
     fn uint_literal(&mut self) -> PResult<u32> {
-        match *self.peek() {
+        match self.peek() {
             Tok::Int(v, ..) if v <= u32::MAX as u64 => {
                 self.bump();
                 Ok(v as u32)
@@ -227,7 +222,7 @@ impl Parser {
 
     fn library(&mut self) -> PResult<Library> {
         let mut items = Vec::new();
-        while *self.peek() != Tok::Eof {
+        while self.peek() != Tok::Eof {
             self.within = None;
             items.push(self.item()?);
         }
@@ -244,7 +239,7 @@ impl Parser {
             let mut args = Vec::new();
             if self.eat_punct("(") {
                 loop {
-                    args.push(match self.peek().clone() {
+                    args.push(match self.peek() {
                         Tok::Str(_) => self.string()?,
                         Tok::Ident(_) => self.ident()?,
                         Tok::Int(v, ..) => {
@@ -303,7 +298,8 @@ impl Parser {
         self.bump(); // struct
                      // DXR writes `struct [raypayload] Name`.
         attributes.extend(self.attributes()?);
-        let name = self.ident()?;
+        let name_text = self.ident_text()?;
+        let name = name_text.to_string();
         self.within = Some(name.clone());
         self.expect_punct("{")?;
         let mut fields = Vec::new();
@@ -311,7 +307,7 @@ impl Parser {
             fields.push(self.field()?);
         }
         self.expect_punct(";")?;
-        self.structs.insert(name.clone());
+        self.structs.push(name_text);
         Ok(StructDecl {
             attributes,
             name,
@@ -385,7 +381,7 @@ impl Parser {
     }
 
     fn resource(&mut self, storage: Vec<String>, span: Span) -> PResult<ResourceDecl> {
-        let kind = match self.ident()?.as_str() {
+        let kind = match self.ident_text()? {
             "RWStructuredBuffer" => {
                 self.expect_punct("<")?;
                 let elem = self.ty()?;
@@ -492,8 +488,8 @@ impl Parser {
         match self.peek() {
             Tok::Ident(s) => {
                 numeric_type(s).is_some()
-                    || matches!(s.as_str(), "void" | "HitObject" | "RayQuery")
-                    || self.structs.contains(s)
+                    || matches!(s, "void" | "HitObject" | "RayQuery")
+                    || self.is_struct(s)
             }
             _ => false,
         }
@@ -508,7 +504,7 @@ impl Parser {
             self.bump();
             return Ok(t);
         }
-        match name.as_str() {
+        match name {
             "void" => {
                 self.bump();
                 Ok(Type::Void)
@@ -531,11 +527,9 @@ impl Parser {
                 self.expect_punct(">")?;
                 Ok(Type::RayQuery(Box::new(flags), query_flags))
             }
-            _ if self.structs.contains(name) => {
-                let Tok::Ident(name) = self.take() else {
-                    unreachable!("a name was peeked")
-                };
-                Ok(Type::Struct(name))
+            _ if self.is_struct(name) => {
+                self.bump();
+                Ok(Type::Struct(name.to_string()))
             }
             _ => self.error("a type"),
         }
@@ -547,7 +541,7 @@ impl Parser {
         self.expect_punct("{")?;
         let mut stmts = Vec::new();
         while !self.eat_punct("}") {
-            if *self.peek() == Tok::Eof {
+            if self.peek() == Tok::Eof {
                 return self.error("`}`");
             }
             stmts.push(self.stmt()?);
@@ -573,7 +567,7 @@ impl Parser {
             return Ok(StmtKind::Block(self.block()?));
         }
         if let Tok::Ident(word) = self.peek() {
-            match word.as_str() {
+            match word {
                 "if" => {
                     self.bump();
                     self.expect_punct("(")?;
@@ -832,7 +826,7 @@ impl Parser {
         // parenthesised on its own (`(uint)x`, `(Payload)0`).
         if self.is_punct("(") {
             if let Tok::Ident(name) = self.peek_at(1) {
-                let is_type = numeric_type(name).is_some() || self.structs.contains(name);
+                let is_type = numeric_type(name).is_some() || self.is_struct(name);
                 if is_type && matches!(self.peek_at(2), Tok::Punct(")")) {
                     self.bump();
                     let ty = self.ty()?;
@@ -937,7 +931,7 @@ impl Parser {
         let span = self.span();
         self.skip_dx();
         let kind = match self.peek() {
-            &Tok::Int(value, unsigned, hex) => {
+            Tok::Int(value, unsigned, hex) => {
                 self.bump();
                 ExprKind::IntLit {
                     value,
@@ -945,7 +939,7 @@ impl Parser {
                     hex,
                 }
             }
-            &Tok::Float(v, suffix) => {
+            Tok::Float(v, suffix) => {
                 self.bump();
                 ExprKind::float(v, suffix)
             }
@@ -957,13 +951,11 @@ impl Parser {
                 self.expect_punct(")")?;
                 return Ok(e);
             }
-            Tok::Ident(_) => {
-                let Tok::Ident(name) = self.take() else {
-                    unreachable!("an identifier was peeked")
-                };
+            Tok::Ident(name) => {
+                self.bump();
                 if name == "true" || name == "false" {
                     ExprKind::BoolLit(name == "true")
-                } else if let Some(ty) = numeric_type(&name) {
+                } else if let Some(ty) = numeric_type(name) {
                     if !self.is_punct("(") {
                         return self.error("`(` after a type name (a constructor)");
                     }
@@ -974,18 +966,18 @@ impl Parser {
                     let template = self.method_template(&method)?;
                     let args = self.args()?;
                     ExprKind::StaticCall {
-                        ty: name,
+                        ty: name.to_string(),
                         method,
                         template,
                         args,
                     }
                 } else if self.is_punct("(") {
                     ExprKind::Call {
-                        name,
+                        name: name.to_string(),
                         args: self.args()?,
                     }
                 } else {
-                    ExprKind::Ident(name)
+                    ExprKind::Ident(name.to_string())
                 }
             }
             _ => return self.error("an expression"),

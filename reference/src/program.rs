@@ -481,14 +481,15 @@ impl NameCheck<'_> {
                     || p.buffers.iter().any(|b| &b.name == n)
                     || p.acceleration_structures.contains(n)
                     || p.local_constants.iter().any(|(c, ..)| c == n);
-                let group_shared = p
-                    .library
-                    .items
-                    .iter()
-                    .any(|i| matches!(i, Item::GroupShared(g) if &g.name == n));
+                let group_shared = || {
+                    p.library
+                        .items
+                        .iter()
+                        .any(|i| matches!(i, Item::GroupShared(g) if &g.name == n))
+                };
                 if known {
                     Ok(())
-                } else if group_shared {
+                } else if group_shared() {
                     fail(format!(
                         "`{n}` is groupshared memory, which ray tracing shaders cannot use"
                     ))
