@@ -131,7 +131,8 @@ fn punctuation(rest: &[u8]) -> Option<&'static str> {
     by_first
         .get(usize::from(rest[0]))?
         .iter()
-        .find(|p| rest.starts_with(p.as_bytes()))
+        // Byte by byte: a slice comparison would call `memcmp` for each.
+        .find(|p| p.len() <= rest.len() && p.bytes().zip(rest).all(|(a, b)| a == *b))
         .copied()
 }
 

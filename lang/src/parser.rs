@@ -57,7 +57,8 @@ pub fn numeric_type(name: &str) -> Option<Type> {
     if let Some(s) = ScalarType::from_name(name) {
         return Some(Type::Scalar(s));
     }
-    let base_len = name.find(|c: char| c.is_ascii_digit())?;
+    // The scalar names are ASCII words of at most five letters.
+    let base_len = name.bytes().take(6).position(|b| b.is_ascii_digit())?;
     let scalar = ScalarType::from_name(&name[..base_len])?;
     let dims = &name[base_len..];
     let digit = |c: u8| (b'1'..=b'4').contains(&c).then_some(c - b'0');
