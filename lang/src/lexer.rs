@@ -131,8 +131,10 @@ fn punctuation(rest: &[u8]) -> Option<&'static str> {
     by_first
         .get(usize::from(rest[0]))?
         .iter()
-        // Byte by byte: a slice comparison would call `memcmp` for each.
-        .find(|p| p.len() <= rest.len() && p.bytes().zip(rest).all(|(a, b)| a == *b))
+        .find(|p| {
+            rest.get(..p.len())
+                .is_some_and(|r| crate::names::same(r, p.as_bytes()))
+        })
         .copied()
 }
 

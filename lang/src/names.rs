@@ -6,6 +6,14 @@
 //! combination of Ray flags as specified by TraceRay"); their values are the
 //! HLSL ones that every DXR implementation uses.
 
+/// Whether two names (or pieces of punctuation) are the same, byte by
+/// byte. Names are short, and most that are compared differ in length or
+/// in their first bytes: compared here without a call to `memcmp` for each,
+/// which a string comparison makes.
+pub fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// HLSL ray flags (`RAY_FLAG_*`).
 pub mod ray_flag {
     pub const NONE: u32 = 0x00;

@@ -116,7 +116,7 @@ impl<'s> Parser<'s> {
     }
 
     fn is_punct(&self, p: &str) -> bool {
-        matches!(self.peek(), Tok::Punct(q) if same_punct(q, p))
+        matches!(self.peek(), Tok::Punct(q) if names::same(q.as_bytes(), p.as_bytes()))
     }
 
     fn is_ident(&self, s: &str) -> bool {
@@ -1031,10 +1031,4 @@ fn compound_assign(p: &str) -> Option<BinaryOp> {
         b"^=" => BitXor,
         _ => return None,
     })
-}
-
-/// Whether two pieces of punctuation are the same, byte by byte (see the
-/// operator tables below).
-fn same_punct(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }

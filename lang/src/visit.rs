@@ -7,9 +7,11 @@
 use crate::ast::*;
 
 macro_rules! walker {
-    ($lib:ident, $block:ident, $stmt:ident, $expr:ident, $($m:ident)?) => {
+    // The shared walker gives `f` references that live as long as the
+    // library (`$lt`); the mutable one cannot.
+    ($lib:ident, $block:ident, $stmt:ident, $expr:ident, $($lt:lifetime)?, $($m:ident)?) => {
         /// Calls `f` on every expression of every function, outermost first.
-        pub fn $lib(lib: &$($m)? Library, f: &mut impl FnMut(&$($m)? Expr)) {
+        pub fn $lib<$($lt)?>(lib: &$($lt)? $($m)? Library, f: &mut impl FnMut(&$($lt)? $($m)? Expr)) {
             for item in &$($m)? lib.items {
                 if let Item::Function(func) = item {
                     $block(&$($m)? func.body, f);
@@ -17,13 +19,13 @@ macro_rules! walker {
             }
         }
 
-        fn $block(b: &$($m)? Block, f: &mut impl FnMut(&$($m)? Expr)) {
+        fn $block<$($lt)?>(b: &$($lt)? $($m)? Block, f: &mut impl FnMut(&$($lt)? $($m)? Expr)) {
             for s in &$($m)? b.stmts {
                 $stmt(s, f);
             }
         }
 
-        fn $stmt(s: &$($m)? Stmt, f: &mut impl FnMut(&$($m)? Expr)) {
+        fn $stmt<$($lt)?>(s: &$($lt)? $($m)? Stmt, f: &mut impl FnMut(&$($lt)? $($m)? Expr)) {
             match &$($m)? s.kind {
                 StmtKind::Block(b) => $block(b, f),
                 StmtKind::Decl(d) => {
@@ -67,7 +69,7 @@ macro_rules! walker {
             }
         }
 
-        fn $expr(e: &$($m)? Expr, f: &mut impl FnMut(&$($m)? Expr)) {
+        fn $expr<$($lt)?>(e: &$($lt)? $($m)? Expr, f: &mut impl FnMut(&$($lt)? $($m)? Expr)) {
             f(e);
             match &$($m)? e.kind {
                 ExprKind::IntLit { .. } | ExprKind::FloatLit { .. } | ExprKind::BoolLit(_) | ExprKind::Ident(_) => {}
@@ -97,11 +99,11 @@ macro_rules! walker {
     };
 }
 
-walker!(exprs, block, stmt, expr,);
-walker!(exprs_mut, block_mut, stmt_mut, expr_mut, mut);
+walker!(exprs, block, stmt, expr, 'a,);
+walker!(exprs_mut, block_mut, stmt_mut, expr_mut, , mut);
 
 /// Calls `f` on every expression of one function, outermost first.
-pub fn function_exprs(func: &FunctionDecl, f: &mut impl FnMut(&Expr)) {
+pub fn function_exprs<'a>(func: &'a FunctionDecl, f: &mut impl FnMut(&'a Expr)) {
     block(&func.body, f);
 }
 

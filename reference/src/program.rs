@@ -309,7 +309,7 @@ impl Program {
             .get(struct_name)?
             .iter()
             .enumerate()
-            .find(|(_, (n, _))| n == field)
+            .find(|(_, (n, _))| names::same(n.as_bytes(), field.as_bytes()))
             .map(|(i, (_, t))| (i, t))
     }
 }
@@ -381,7 +381,9 @@ struct Scopes<'f> {
 
 impl Scopes<'_> {
     fn declared(&self, name: &str) -> bool {
-        self.scopes.iter().any(|s| s.iter().any(|n| n == name))
+        self.scopes
+            .iter()
+            .any(|s| s.iter().any(|n| names::same(n.as_bytes(), name.as_bytes())))
     }
 }
 

@@ -13,6 +13,7 @@ use crate::sbt::Table;
 use crate::value::{new_value, Fill, Value};
 use corosensei::Yielder;
 use ser_lang::ast::*;
+use ser_lang::names;
 
 /// Why evaluation stopped early.
 pub(super) enum Exit {
@@ -313,7 +314,7 @@ impl<'a> Thread<'a> {
         self.frame().scopes.iter_mut().rev().find_map(|s| {
             s.iter_mut()
                 .rev()
-                .find(|(n, _)| same_name(n, name))
+                .find(|(n, _)| names::same(n.as_bytes(), name.as_bytes()))
                 .map(|(_, v)| v)
         })
     }
@@ -671,13 +672,6 @@ impl<'a> Thread<'a> {
     fn constant_flags(&mut self, e: &'a Expr) -> Ex<u32> {
         Ok(self.eval(e)?.as_scalar().map_or(0, |s| s.bits))
     }
-}
-
-/// Whether two names are the same. Names are short, and most locals differ
-/// from the one looked up in length or in their first bytes: compared here
-/// byte by byte, without a call to `memcmp` for each.
-fn same_name(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 /// A two-way choice on the thread's log.

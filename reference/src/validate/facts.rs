@@ -1,5 +1,5 @@
-//! What the rules need to know about one function: the declared type of
-//! each name, the `const` locals with constant values, and the variables
+//! What the rules need to know about one function: its expressions, the
+//! declared type of each name, the `const` locals with constant values, and the variables
 //! that are declared without a value and never given one (an operand
 //! naming one is undefined, which the DXIL section rejects where it says
 //! "Validate that ... is not undef").
@@ -13,6 +13,9 @@ use std::collections::{HashMap, HashSet};
 /// Names are borrowed from the program, so that working the facts out
 /// copies no name.
 pub struct Facts<'p> {
+    /// Every expression of the function, outermost first (the order of
+    /// [`ser_lang::visit`]): listed once, for the rules that look at each.
+    pub exprs: Vec<&'p Expr>,
     pub types: HashMap<&'p str, Type>,
     /// Every local declaration: name, type, where.
     pub decls: Vec<(&'p str, Type, Span)>,
@@ -48,6 +51,7 @@ impl<'p> ProgramFacts<'p> {
 impl<'p> Facts<'p> {
     fn of(program: &Program, f: &'p FunctionDecl) -> Facts<'p> {
         let mut facts = Facts {
+            exprs: Vec::new(),
             types: f
                 .params
                 .iter()
@@ -58,15 +62,16 @@ impl<'p> Facts<'p> {
             undefined: HashSet::new(),
         };
         facts.block(&f.body);
+        let exprs = &mut facts.exprs;
+        ser_lang::visit::function_exprs(f, &mut |e| exprs.push(e));
         // A variable anything writes is not undefined.
-        let undefined = &mut facts.undefined;
-        ser_lang::visit::function_exprs(f, &mut |e| {
+        for e in &facts.exprs {
             for target in written_by(program, e) {
                 if let Some(root) = root_name(target) {
-                    undefined.remove(root);
+                    facts.undefined.remove(root);
                 }
             }
-        });
+        }
         facts
     }
 

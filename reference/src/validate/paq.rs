@@ -70,38 +70,40 @@ fn check_function(
     let mut found = Vec::new();
     // Field nodes already counted as assignment targets.
     let mut targets: HashSet<*const Expr> = HashSet::new();
-    ser_lang::visit::function_exprs(f, &mut |e| match &e.kind {
-        ExprKind::Assign(op, lhs, _) => {
-            if let Some(node) = field_node(lhs, payload) {
-                targets.insert(node as *const Expr);
-                push_field(&mut found, node, true);
-                if op.is_some() {
+    for &e in &v.facts.function(f).exprs {
+        match &e.kind {
+            ExprKind::Assign(op, lhs, _) => {
+                if let Some(node) = field_node(lhs, payload) {
+                    targets.insert(node as *const Expr);
+                    push_field(&mut found, node, true);
+                    if op.is_some() {
+                        push_field(&mut found, node, false);
+                    }
+                } else if is_ident(lhs, payload) {
+                    for (name, _) in &access.fields {
+                        found.push(Access {
+                            field: name.clone(),
+                            write: true,
+                            span: lhs.span,
+                        });
+                    }
+                }
+            }
+            ExprKind::IncDec { target, .. } => {
+                if let Some(node) = field_node(target, payload) {
+                    targets.insert(node as *const Expr);
+                    push_field(&mut found, node, true);
                     push_field(&mut found, node, false);
                 }
-            } else if is_ident(lhs, payload) {
-                for (name, _) in &access.fields {
-                    found.push(Access {
-                        field: name.clone(),
-                        write: true,
-                        span: lhs.span,
-                    });
-                }
             }
-        }
-        ExprKind::IncDec { target, .. } => {
-            if let Some(node) = field_node(target, payload) {
-                targets.insert(node as *const Expr);
-                push_field(&mut found, node, true);
-                push_field(&mut found, node, false);
+            ExprKind::Member(base, _)
+                if is_ident(base, payload) && !targets.contains(&(e as *const Expr)) =>
+            {
+                push_field(&mut found, e, false);
             }
+            _ => {}
         }
-        ExprKind::Member(base, _)
-            if is_ident(base, payload) && !targets.contains(&(e as *const Expr)) =>
-        {
-            push_field(&mut found, e, false);
-        }
-        _ => {}
-    });
+    }
     for a in found {
         let Some(q) = access.field(&a.field) else {
             continue;

@@ -50,11 +50,11 @@ pub fn check(v: &mut Validator) {
         }
         let facts = v.facts.function(f);
         let mut operands = Vec::new();
-        ser_lang::visit::function_exprs(f, &mut |e| {
+        for e in &facts.exprs {
             if let Some(t) = payload_operand(e).and_then(|p| facts.type_of(program, p)) {
                 operands.push((t, e.span));
             }
-        });
+        }
         for (t, span) in operands {
             annotated(
                 v,

@@ -31,7 +31,7 @@ pub fn check(v: &mut Validator) {
                 }
             }
         }
-        ser_lang::visit::function_exprs(f, &mut |e| {
+        for e in &facts.exprs {
             if let ExprKind::MethodCall { method, args, .. } = &e.kind {
                 if method == "TraceRayInline" {
                     if let Some(flags) = args.get(1) {
@@ -41,7 +41,7 @@ pub fn check(v: &mut Validator) {
                     }
                 }
             }
-        });
+        }
     }
 }
 

@@ -9,6 +9,7 @@
 //! called in raygeneration, closesthit and miss shaders only
 //! (`sbt.dxr.traceray_callable_stages`, `sbt.vulkan.tracenv_callable_stages`).
 
+use super::facts::Facts;
 use super::{DiagCode, Validator};
 use crate::mutation::{self, Mutation};
 use crate::program::Stage;
@@ -53,15 +54,12 @@ fn visit<'p>(
         return;
     }
     check_function(v, f, stage, entry);
-    let mut callees = Vec::new();
-    ser_lang::visit::function_exprs(f, &mut |e| {
+    let facts = v.facts;
+    for e in &facts.function(f).exprs {
         if let ExprKind::Call { name, .. } = &e.kind {
-            callees.push(name.clone());
-        }
-    });
-    for name in callees {
-        if let Some(g) = v.program.function(&name) {
-            visit(v, g, stage, entry, seen);
+            if let Some(g) = v.program.function(name) {
+                visit(v, g, stage, entry, seen);
+            }
         }
     }
 }
@@ -98,19 +96,21 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
                 holders.push(name.to_string());
             }
         }
-        ser_lang::visit::function_exprs(f, &mut |e| match &e.kind {
-            ExprKind::StaticCall { ty, method, .. } if ty == "HitObject" => {
-                uses.push((e.span, format!("`HitObject::{method}`")));
+        for e in &v.facts.function(f).exprs {
+            match &e.kind {
+                ExprKind::StaticCall { ty, method, .. } if ty == "HitObject" => {
+                    uses.push((e.span, format!("`HitObject::{method}`")));
+                }
+                // A method of a HitObject variable (or of an element or
+                // member of one): each use is a use of the type.
+                ExprKind::MethodCall {
+                    receiver, method, ..
+                } if root_variable(receiver).is_some_and(|n| holders.iter().any(|h| h == n)) => {
+                    uses.push((e.span, format!("`HitObject::{method}`")));
+                }
+                _ => {}
             }
-            // A method of a HitObject variable (or of an element or
-            // member of one): each use is a use of the type.
-            ExprKind::MethodCall {
-                receiver, method, ..
-            } if root_variable(receiver).is_some_and(|n| holders.iter().any(|h| h == n)) => {
-                uses.push((e.span, format!("`HitObject::{method}`")));
-            }
-            _ => {}
-        });
+        }
         for (span, what) in uses {
             if stage == Stage::AnyHit && mutation::active(Mutation::ValidatorHitObjectInAnyHit) {
                 continue;
@@ -134,7 +134,7 @@ fn check_function(v: &mut Validator, f: &FunctionDecl, stage: Stage, entry: &str
             "HitObject::TraceReorderExecute",
             "HitObject::TraceMotionReorderExecute",
         ];
-        for (span, name) in calls_to(f, &reorders) {
+        for (span, name) in calls_to(v.facts.function(f), &reorders) {
             if stage == Stage::ClosestHit
                 && mutation::active(Mutation::ValidatorReorderInClosestHit)
             {
@@ -168,7 +168,7 @@ fn check_trace_ray(v: &mut Validator, f: &FunctionDecl, stage: Stage, place: &st
     } else {
         TRACE_CLAUSE_VULKAN
     };
-    for (span, name) in calls_to(f, &["TraceRay", "TraceRayMotion"]) {
+    for (span, name) in calls_to(v.facts.function(f), &["TraceRay", "TraceRayMotion"]) {
         if stage == Stage::Callable && mutation::active(Mutation::ValidatorTraceRayInCallable) {
             continue;
         }
@@ -182,19 +182,19 @@ fn check_trace_ray(v: &mut Validator, f: &FunctionDecl, stage: Stage, place: &st
     }
 }
 
-/// The calls in `f` of the functions `names` (free functions, or
-/// `Type::method`), with where they are.
-fn calls_to(f: &FunctionDecl, names: &[&str]) -> Vec<(Span, String)> {
+/// The calls in a function (its `facts`) of the functions `names` (free
+/// functions, or `Type::method`), with where they are.
+fn calls_to(facts: &Facts, names: &[&str]) -> Vec<(Span, String)> {
     let mut calls = Vec::new();
-    ser_lang::visit::function_exprs(f, &mut |e| {
+    for e in &facts.exprs {
         let name = match &e.kind {
             ExprKind::Call { name, .. } => name.clone(),
             ExprKind::StaticCall { ty, method, .. } => format!("{ty}::{method}"),
-            _ => return,
+            _ => continue,
         };
         if names.contains(&name.as_str()) {
             calls.push((e.span, name));
         }
-    });
+    }
     calls
 }

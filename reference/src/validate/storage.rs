@@ -66,39 +66,41 @@ pub fn check(v: &mut Validator) {
                 let facts = v.facts.function(f);
                 let ty =
                     |e: Option<&ser_lang::ast::Expr>| e.and_then(|e| facts.type_of(program, e));
-                ser_lang::visit::function_exprs(f, &mut |e| match &e.kind {
-                    ExprKind::Call { name, args } if name == "TraceRay" => {
-                        payloads.extend(ty(args.get(7)))
-                    }
-                    ExprKind::Call { name, args } if name == "TraceRayMotion" => {
-                        payloads.extend(ty(args.get(8)))
-                    }
-                    ExprKind::Call { name, args } if name == "ReportHit" => {
-                        attributes.extend(ty(args.get(2)))
-                    }
-                    ExprKind::StaticCall {
-                        ty: t,
-                        method,
-                        args,
-                        ..
-                    } if t == "HitObject" => match method.as_str() {
-                        "TraceRay" => payloads.extend(ty(args.get(7))),
-                        "TraceRayMotion" | "TraceMotionReorderExecute" => {
-                            payloads.extend(ty(args.last()))
+                for e in &facts.exprs {
+                    match &e.kind {
+                        ExprKind::Call { name, args } if name == "TraceRay" => {
+                            payloads.extend(ty(args.get(7)))
                         }
-                        "Invoke" => payloads.extend(ty(args.get(1))),
-                        "FromRayQuery" => attributes.extend(ty(args.get(1))),
+                        ExprKind::Call { name, args } if name == "TraceRayMotion" => {
+                            payloads.extend(ty(args.get(8)))
+                        }
+                        ExprKind::Call { name, args } if name == "ReportHit" => {
+                            attributes.extend(ty(args.get(2)))
+                        }
+                        ExprKind::StaticCall {
+                            ty: t,
+                            method,
+                            args,
+                            ..
+                        } if t == "HitObject" => match method.as_str() {
+                            "TraceRay" => payloads.extend(ty(args.get(7))),
+                            "TraceRayMotion" | "TraceMotionReorderExecute" => {
+                                payloads.extend(ty(args.last()))
+                            }
+                            "Invoke" => payloads.extend(ty(args.get(1))),
+                            "FromRayQuery" => attributes.extend(ty(args.get(1))),
+                            _ => {}
+                        },
+                        ExprKind::MethodCall {
+                            method,
+                            template: Some(t),
+                            ..
+                        } if method == "GetAttributes" => {
+                            attributes.push(t.clone());
+                        }
                         _ => {}
-                    },
-                    ExprKind::MethodCall {
-                        method,
-                        template: Some(t),
-                        ..
-                    } if method == "GetAttributes" => {
-                        attributes.push(t.clone());
                     }
-                    _ => {}
-                });
+                }
             }
             _ => {}
         }
