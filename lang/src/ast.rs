@@ -239,10 +239,13 @@ pub enum StmtKind {
         then_branch: Box<Stmt>,
         else_branch: Option<Box<Stmt>>,
     },
+    /// The condition and step are boxed, as the initialiser and body are:
+    /// a loop is rare, and inline they would make every statement twice
+    /// its size.
     For {
         init: Option<Box<Stmt>>,
-        cond: Option<Expr>,
-        step: Option<Expr>,
+        cond: Option<Box<Expr>>,
+        step: Option<Box<Expr>>,
         body: Box<Stmt>,
     },
     While {

@@ -149,6 +149,11 @@ pub fn tokenize(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
         col: 1,
     };
     while !at.at_end() {
+        // A single space, the most common byte between tokens.
+        if at.byte(0) == b' ' {
+            at.advance_ascii(1);
+            continue;
+        }
         let c = at.char();
         let span = at.span();
         if c.is_ascii_whitespace() {

@@ -219,7 +219,7 @@ impl<'a> Node<'a> {
                     body,
                 } => {
                     out.extend(init.as_deref().map(Node::Stmt));
-                    out.extend(cond.iter().chain(step).map(Node::Expr));
+                    out.extend(cond.iter().chain(step).map(|e| Node::Expr(e)));
                     out.push(Node::Stmt(body));
                 }
                 StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {

@@ -598,13 +598,13 @@ impl<'s> Parser<'s> {
                     let cond = if self.is_punct(";") {
                         None
                     } else {
-                        Some(self.child_expr()?)
+                        Some(Box::new(self.child_expr()?))
                     };
                     self.expect_punct(";")?;
                     let step = if self.is_punct(")") {
                         None
                     } else {
-                        Some(self.child_expr()?)
+                        Some(Box::new(self.child_expr()?))
                     };
                     self.expect_punct(")")?;
                     let body = Box::new(self.stmt()?);

@@ -10,6 +10,7 @@ use crate::hit_object::HitObject;
 use crate::numeric::{self, Decision};
 use crate::ray_query::Handle;
 use ser_lang::ast::{ScalarType, Type};
+use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
 /// Why a value is unspecified, for people.
@@ -130,6 +131,16 @@ impl Scalar {
             self
         } else {
             self.convert(to, chooser)
+        }
+    }
+
+    /// [`Scalar::convert`], borrowing a scalar already of type `to` rather
+    /// than copying it.
+    pub fn as_type(&self, to: ScalarType, chooser: &mut dyn Chooser) -> Cow<'_, Scalar> {
+        if self.ty == to {
+            Cow::Borrowed(self)
+        } else {
+            Cow::Owned(self.convert(to, chooser))
         }
     }
 

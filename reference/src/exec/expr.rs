@@ -207,7 +207,7 @@ impl<'a> Thread<'a> {
                 format!("{what} is unspecified ({why})"),
             );
         }
-        let s = s.convert(ScalarType::Uint, &mut self.log);
+        let s = s.into_type(ScalarType::Uint, &mut self.log);
         Ok(s.bits)
     }
 
@@ -371,9 +371,12 @@ fn construct(ty: &Type, comps: Vec<Scalar>, log: &mut crate::choice::ChoiceLog) 
             ),
         );
     };
-    let comps: Vec<Scalar> = comps.iter().map(|s| s.convert(scalar, log)).collect();
+    let mut comps: Vec<Scalar> = comps
+        .into_iter()
+        .map(|s| s.into_type(scalar, log))
+        .collect();
     Ok(match ty {
-        Type::Scalar(_) => Value::Scalar(comps[0].clone()),
+        Type::Scalar(_) => Value::Scalar(comps.swap_remove(0)),
         Type::Vector(..) => Value::Vector(comps),
         Type::Matrix(_, r, c) => Value::Matrix {
             rows: *r,

@@ -95,7 +95,7 @@ pub fn scalar(op: BinaryOp, a: &Scalar, b: &Scalar, ch: &mut dyn Chooser) -> Res
         Shl | Shr => promote(a.ty, ScalarType::Int),
         _ => promote(a.ty, b.ty),
     };
-    let (x, y) = (a.convert(ty, ch), b.convert(ty, ch));
+    let (x, y) = (a.as_type(ty, ch), b.as_type(ty, ch));
     let out = match ty {
         ScalarType::Float => float_op(op, &x, &y, ch)?,
         _ => integer_op(op, ty, &x, &y)?,

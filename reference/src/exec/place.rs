@@ -134,7 +134,7 @@ fn write_into(thread: &mut Thread, v: &mut Value, steps: &[Step], new: Value) ->
             }
             for (&i, s) in ix.iter().zip(comps) {
                 let ty = c[i].ty;
-                c[i] = s.convert(ty, &mut thread.log);
+                c[i] = s.into_type(ty, &mut thread.log);
             }
             Ok(())
         }

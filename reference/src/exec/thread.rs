@@ -14,6 +14,7 @@ use crate::value::{new_value, Fill, Value};
 use corosensei::Yielder;
 use ser_lang::ast::*;
 use ser_lang::names;
+use std::borrow::Cow;
 
 /// Why evaluation stopped early.
 pub(super) enum Exit {
@@ -530,7 +531,7 @@ impl<'a> Thread<'a> {
                 body,
             } => {
                 self.push_scope();
-                let r = self.exec_for(init.as_deref(), cond.as_ref(), step.as_ref(), body);
+                let r = self.exec_for(init.as_deref(), cond.as_deref(), step.as_deref(), body);
                 self.pop_scope();
                 r
             }
@@ -635,9 +636,10 @@ impl<'a> Thread<'a> {
     fn declare_vars(&mut self, d: &'a VarDecl) -> Ex<()> {
         let w = self.w;
         for dc in &d.declarators {
+            // The declared type, copied only to make an array of it.
             let ty = match dc.array_len {
-                Some(n) => Type::Array(Box::new(d.ty.clone()), n),
-                None => d.ty.clone(),
+                Some(n) => Cow::Owned(Type::Array(Box::new(d.ty.clone()), n)),
+                None => Cow::Borrowed(&d.ty),
             };
             let value = match &dc.init {
                 Some(init) => {
