@@ -11,6 +11,7 @@ use crate::dialect::{Dialect, Language};
 use crate::ray::flags_expr;
 use crate::scene::Facts;
 use serde_json::{json, Value};
+use std::fmt::Write;
 
 /// The shaders around the raygeneration shader. Closest-hit shaders
 /// record what they saw in the payload, miss shaders which record ran, the
@@ -145,20 +146,52 @@ fn trace_args(t: &Trace) -> String {
     )
 }
 
+/// An output slot as the text names it (`Out[o + 3]`), printed where it
+/// is used rather than made into a string of its own.
+#[derive(Clone, Copy)]
+struct Slot {
+    buffer: &'static str,
+    base: &'static str,
+    index: u32,
+}
+
+impl std::fmt::Display for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}[{} + {}]", self.buffer, self.base, self.index)
+    }
+}
+
 impl Printer<'_> {
-    fn slot(&mut self) -> String {
+    fn slot(&mut self) -> Slot {
         self.slots += 1;
-        format!("Out[o + {}]", self.slots - 1)
+        Slot {
+            buffer: "Out",
+            base: "o",
+            index: self.slots - 1,
+        }
     }
 
-    fn float_slot(&mut self) -> String {
+    fn float_slot(&mut self) -> Slot {
         self.float_slots += 1;
-        format!("OutF[of + {}]", self.float_slots - 1)
+        Slot {
+            buffer: "OutF",
+            base: "of",
+            index: self.float_slots - 1,
+        }
     }
 
     fn push(&mut self, s: &str) {
         self.out.push(' ');
         self.out.push_str(s);
+    }
+
+    /// [`Printer::push`] for formatted text, written straight into the
+    /// output.
+    fn put(&mut self, text: std::fmt::Arguments) {
+        self.out.push(' ');
+        self.out
+            .write_fmt(text)
+            .expect("writing to a String cannot fail");
     }
 
     fn block(&mut self, body: &[Stmt]) {
@@ -175,53 +208,56 @@ impl Printer<'_> {
         match s {
             Stmt::Construct { h, how } => self.construct(*h, how),
             Stmt::SetIndex { h, index, high } => {
-                self.push(&format!(
+                self.put(format_args!(
                     "h{h}.SetShaderTableIndex({:#x});",
                     index | high << 28
                 ));
             }
-            Stmt::Invoke(h) => self.push(&format!("HitObject::Invoke(h{h}, p);")),
-            Stmt::Reorder(r) => self.push(&match r {
-                Reorder::Object(h) => format!("MaybeReorderThread(h{h});"),
+            Stmt::Invoke(h) => self.put(format_args!("HitObject::Invoke(h{h}, p);")),
+            Stmt::Reorder(r) => match r {
+                Reorder::Object(h) => self.put(format_args!("MaybeReorderThread(h{h});")),
                 Reorder::ObjectHint { h, hint, bits } => {
-                    format!("MaybeReorderThread(h{h}, {hint:#x}, {bits});")
+                    self.put(format_args!("MaybeReorderThread(h{h}, {hint:#x}, {bits});"))
                 }
-                Reorder::Hint { hint, bits } => format!("MaybeReorderThread({hint:#x}, {bits});"),
-            }),
-            Stmt::TraceRay(t) => self.push(&format!("TraceRay({}, p);", trace_args(t))),
+                Reorder::Hint { hint, bits } => {
+                    self.put(format_args!("MaybeReorderThread({hint:#x}, {bits});"))
+                }
+            },
+            Stmt::TraceRay(t) => self.put(format_args!("TraceRay({}, p);", trace_args(t))),
             Stmt::Read { h, accessor } => self.read(*h, *accessor),
             Stmt::LoadConstant { h, offset } => {
                 let at = self.slot();
                 // GLSL reads through the record's address, which an empty
                 // object does not have (undefined; HLSL's NOP reads 0).
-                let guard = if self.dialect.language.is_glsl() {
-                    format!("if (!h{h}.IsNop()) ")
+                if self.dialect.language.is_glsl() {
+                    self.put(format_args!(
+                        "if (!h{h}.IsNop()) {at} = h{h}.LoadLocalRootTableConstant({offset});"
+                    ));
                 } else {
-                    String::new()
-                };
-                self.push(&format!(
-                    "{guard}{at} = h{h}.LoadLocalRootTableConstant({offset});"
-                ));
+                    self.put(format_args!(
+                        "{at} = h{h}.LoadLocalRootTableConstant({offset});"
+                    ));
+                }
             }
             Stmt::ReadPayload => {
                 let (a, b) = (self.slot(), self.slot());
-                self.push(&format!("{a} = p.a; {b} = p.b;"));
+                self.put(format_args!("{a} = p.a; {b} = p.b;"));
             }
-            Stmt::SetPayload(v) => self.push(&format!("p.a = {v};")),
+            Stmt::SetPayload(v) => self.put(format_args!("p.a = {v};")),
             Stmt::Query(q) => self.query_reads(q),
             Stmt::IfHit { h, then, otherwise } => {
-                self.push(&format!("if (h{h}.IsHit())"));
+                self.put(format_args!("if (h{h}.IsHit())"));
                 self.block(then);
                 self.push("else");
                 self.block(otherwise);
             }
             Stmt::IfThread { parity, then } => {
-                self.push(&format!("if ((t & 1) == {parity})"));
+                self.put(format_args!("if ((t & 1) == {parity})"));
                 self.block(then);
             }
             Stmt::Repeat { times, body } => {
-                let j = format!("j{}", self.depth);
-                self.push(&format!("for (uint {j} = 0; {j} < {times}; {j}++)"));
+                let j = self.depth;
+                self.put(format_args!("for (uint j{j} = 0; j{j} < {times}; j{j}++)"));
                 self.block(body);
             }
         }
@@ -235,7 +271,7 @@ impl Printer<'_> {
             Wave::FirstThread => "WaveReadLaneFirst(t)",
             Wave::IsFirstLane => "WaveIsFirstLane() ? 1 : 0",
         };
-        self.push(&format!("{at} = {e};"));
+        self.put(format_args!("{at} = {e};"));
     }
 
     fn construct(&mut self, h: u8, how: &Construct) {
@@ -374,16 +410,26 @@ impl Printer<'_> {
     }
 
     fn read(&mut self, h: u8, accessor: Accessor) {
-        let text = match accessor {
-            Accessor::Bool(name) => format!("{} = h{h}.{name}() ? 1 : 0;", self.slot()),
-            Accessor::Uint(name) => format!("{} = h{h}.{name}();", self.slot()),
-            Accessor::Float(name) => format!("{} = h{h}.{name}();", self.float_slot()),
+        match accessor {
+            Accessor::Bool(name) => {
+                let at = self.slot();
+                self.put(format_args!("{at} = h{h}.{name}() ? 1 : 0;"));
+            }
+            Accessor::Uint(name) => {
+                let at = self.slot();
+                self.put(format_args!("{at} = h{h}.{name}();"));
+            }
+            Accessor::Float(name) => {
+                let at = self.float_slot();
+                self.put(format_args!("{at} = h{h}.{name}();"));
+            }
             Accessor::Float3(name) => {
-                let mut s = format!("{{ float3 v = h{h}.{name}();");
+                self.put(format_args!("{{ float3 v = h{h}.{name}();"));
                 for c in ["x", "y", "z"] {
-                    s += &format!(" {} = v.{c};", self.float_slot());
+                    let at = self.float_slot();
+                    self.put(format_args!("{at} = v.{c};"));
                 }
-                s + " }"
+                self.push("}");
             }
             Accessor::Matrix(name) => {
                 let (rows, cols) = if name.ends_with("3x4") {
@@ -391,19 +437,19 @@ impl Printer<'_> {
                 } else {
                     (4, 3)
                 };
-                let mut s = format!("{{ float{rows}x{cols} m = h{h}.{name}();");
+                self.put(format_args!("{{ float{rows}x{cols} m = h{h}.{name}();"));
                 for r in 0..rows {
                     for c in 0..cols {
-                        s += &format!(" {} = m[{r}][{c}];", self.float_slot());
+                        let at = self.float_slot();
+                        self.put(format_args!("{at} = m[{r}][{c}];"));
                     }
                 }
-                s + " }"
+                self.push("}");
             }
             Accessor::Barycentrics => {
                 let (u, v) = (self.float_slot(), self.float_slot());
-                format!("{{ float2 b = h{h}.GetAttributes<BuiltInTriangleIntersectionAttributes>().barycentrics; {u} = b.x; {v} = b.y; }}")
+                self.put(format_args!("{{ float2 b = h{h}.GetAttributes<BuiltInTriangleIntersectionAttributes>().barycentrics; {u} = b.x; {v} = b.y; }}"));
             }
-        };
-        self.push(&text);
+        }
     }
 }
