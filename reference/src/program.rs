@@ -149,7 +149,7 @@ impl Program {
                 Item::GroupShared(g) => (g.span, &g.name),
                 Item::Function(f) => (f.span, &f.name),
             };
-            if !seen.insert(name.clone())
+            if !seen.insert(name.as_str())
                 || program.structs.contains_key(name) && !matches!(item, Item::Struct(_))
             {
                 return Err(err(span, None, format!("`{name}` is declared twice")));

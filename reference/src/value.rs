@@ -241,15 +241,39 @@ impl Value {
         self.clone().into_components()
     }
 
+    /// The scalars of a scalar, vector or matrix, borrowed where they lie in
+    /// one slice (a scalar, a vector, a matrix), collected otherwise.
+    pub fn scalars(&self) -> Cow<'_, [Scalar]> {
+        match self {
+            Value::Scalar(s) => Cow::Borrowed(std::slice::from_ref(s)),
+            Value::Vector(v) | Value::Matrix { elems: v, .. } => Cow::Borrowed(v),
+            other => Cow::Owned(other.components()),
+        }
+    }
+
     /// [`Value::components`], moved out of the value rather than copied.
     pub fn into_components(self) -> Vec<Scalar> {
         match self {
-            Value::Scalar(s) => vec![s],
             Value::Vector(v) | Value::Matrix { elems: v, .. } => v,
-            Value::Struct { fields: items, .. } | Value::Array(items) => {
-                items.into_iter().flat_map(Value::into_components).collect()
+            other => {
+                let mut out = Vec::new();
+                other.push_components(&mut out);
+                out
             }
-            Value::HitObject(_) | Value::RayQuery(_) => Vec::new(),
+        }
+    }
+
+    /// [`Value::into_components`], appended to `out`.
+    pub fn push_components(self, out: &mut Vec<Scalar>) {
+        match self {
+            Value::Scalar(s) => out.push(s),
+            Value::Vector(v) | Value::Matrix { elems: v, .. } => out.extend(v),
+            Value::Struct { fields: items, .. } | Value::Array(items) => {
+                for item in items {
+                    item.push_components(out);
+                }
+            }
+            Value::HitObject(_) | Value::RayQuery(_) => {}
         }
     }
 

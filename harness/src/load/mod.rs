@@ -337,8 +337,13 @@ fn load_case(
         .and_then(|n| n.as_str())
         .map(str::to_string);
     let id = name.as_ref().map(|n| format!("{prefix}/{n}"));
-    // Where a top-level field came from, for error paths.
-    let own: Vec<String> = fields.keys().cloned().collect();
+    // Where a top-level field came from, for error paths: only a field the
+    // defaults also have can come from either (none, without defaults).
+    let own: Vec<String> = fields
+        .keys()
+        .filter(|k| defaults.contains_key(*k))
+        .cloned()
+        .collect();
     let origin = |key: &str| -> String {
         if own.iter().any(|k| k == key) || !defaults.contains_key(key) {
             format!("cases[{index}]")

@@ -100,7 +100,7 @@ impl<'a> Thread<'a> {
             ExprKind::Construct(ty, args) => {
                 let mut comps = Vec::new();
                 for a in args {
-                    comps.extend(self.eval(a)?.into_components());
+                    self.eval(a)?.push_components(&mut comps);
                 }
                 construct(ty, comps, &mut self.log)
             }

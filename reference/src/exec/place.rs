@@ -303,11 +303,12 @@ impl<'a> Thread<'a> {
                     write_into(self, &mut element, &p.steps, new)?;
                     element
                 };
-                let (start, written) = self
+                let written = element.scalars();
+                let start = self
                     .shared
                     .memory
                     .borrow_mut()
-                    .store(self.id, *b, i, element)?;
+                    .store(self.id, *b, i, &written)?;
                 for log in &mut self.write_logs {
                     let words = written.iter().enumerate();
                     log.extend(words.map(|(k, s)| (*b, start + k, s.clone())));

@@ -201,7 +201,7 @@ impl Memory {
     }
 
     /// Records that `thread` left `value` in a word.
-    fn record(&mut self, thread: usize, buffer: usize, word: usize, value: Scalar, atomic: bool) {
+    fn record(&mut self, thread: usize, buffer: usize, word: usize, value: &Scalar, atomic: bool) {
         let epoch = self.epochs[thread];
         let w = &mut self.buffers[buffer].words[word];
         match w.writes.iter_mut().find(|x| x.thread == thread) {
@@ -219,20 +219,19 @@ impl Memory {
                 atomic,
             }),
         }
-        w.current = value;
+        w.current = value.clone();
     }
 
-    /// Stores `value` (already of the element type) as element `index`;
-    /// returns the first word written and the values written from it on.
+    /// Stores the scalars of an element (already of the element type) as
+    /// element `index`; returns the first word written.
     pub fn store(
         &mut self,
         thread: usize,
         buffer: usize,
         index: &Scalar,
-        value: Value,
-    ) -> Result<(usize, Vec<Scalar>), Fault> {
+        comps: &[Scalar],
+    ) -> Result<usize, Fault> {
         let (start, n) = self.range(buffer, index)?;
-        let comps = value.into_components();
         if comps.len() != n {
             return Err(Fault::new(
                 FaultCode::Unsupported,
@@ -240,9 +239,9 @@ impl Memory {
             ));
         }
         for (k, s) in comps.iter().enumerate() {
-            self.record(thread, buffer, start + k, s.clone(), false);
+            self.record(thread, buffer, start + k, s, false);
         }
-        Ok((start, comps))
+        Ok(start)
     }
 
     /// `InterlockedAdd` on a one-component element: returns the value
@@ -272,7 +271,7 @@ impl Memory {
         };
         let sum = Scalar::new(scalar, current.bits.wrapping_add(delta.bits))
             .taint_from(&[&current, delta]);
-        self.record(thread, buffer, word, sum.clone(), true);
+        self.record(thread, buffer, word, &sum, true);
         Ok((original, (word, sum)))
     }
 
