@@ -3,7 +3,7 @@
 //! in `requires`; a backend that lacks one reports the case as not
 //! supported, naming it.
 
-use ser_lang::ast::{ExprKind, Item, Library, ResourceKind, Type};
+use ser_lang::ast::{Expr, ExprKind, Item, Library, ResourceKind, Type};
 
 /// `(name, what it means)`.
 pub const CAPABILITIES: &[(&str, &str)] = &[
@@ -52,30 +52,33 @@ pub fn used_by(lib: &Library) -> Vec<&'static str> {
             used.push(c);
         }
     };
-    if uses_ser(lib) {
-        add("shader_execution_reorder");
-    }
-    ser_lang::visit::exprs(lib, &mut |e| match &e.kind {
-        ExprKind::MethodCall { method, .. } => match method.as_str() {
-            "SetShaderTableIndex" => add("hit_object_set_shader_table_index"),
-            "GetRayFlags" => add("hit_object_get_ray_flags"),
-            "LoadLocalRootTableConstant" => add("hit_object_load_local_root_table_constant"),
-            "GetTriangleVertexPositions" => add("hit_object_triangle_vertex_positions"),
-            "GetCurrentTime" => add("motion_blur"),
-            "TraceRayInline" | "Proceed" => add("ray_query"),
+    // One walk over the expressions: the SER calls among them, and the
+    // capabilities each form needs.
+    let mut ser_call = false;
+    ser_lang::visit::exprs(lib, &mut |e| {
+        ser_call |= is_ser_call(e);
+        match &e.kind {
+            ExprKind::MethodCall { method, .. } => match method.as_str() {
+                "SetShaderTableIndex" => add("hit_object_set_shader_table_index"),
+                "GetRayFlags" => add("hit_object_get_ray_flags"),
+                "LoadLocalRootTableConstant" => add("hit_object_load_local_root_table_constant"),
+                "GetTriangleVertexPositions" => add("hit_object_triangle_vertex_positions"),
+                "GetCurrentTime" => add("motion_blur"),
+                "TraceRayInline" | "Proceed" => add("ray_query"),
+                _ => {}
+            },
+            ExprKind::StaticCall { method, .. }
+                if method == "FromRayQuery" || method == "RecordFromQuery" =>
+            {
+                add("hit_object_from_ray_query");
+                add("ray_query");
+            }
+            ExprKind::StaticCall { method, .. } if method.contains("Motion") => add("motion_blur"),
+            ExprKind::Call { name, .. } if name == "TraceRayMotion" => add("motion_blur"),
+            ExprKind::Call { name, .. } if name == "CallShader" => add("callable_shaders"),
+            ExprKind::Call { name, .. } if name.starts_with("Wave") => add("wave_operations"),
             _ => {}
-        },
-        ExprKind::StaticCall { method, .. }
-            if method == "FromRayQuery" || method == "RecordFromQuery" =>
-        {
-            add("hit_object_from_ray_query");
-            add("ray_query");
         }
-        ExprKind::StaticCall { method, .. } if method.contains("Motion") => add("motion_blur"),
-        ExprKind::Call { name, .. } if name == "TraceRayMotion" => add("motion_blur"),
-        ExprKind::Call { name, .. } if name == "CallShader" => add("callable_shaders"),
-        ExprKind::Call { name, .. } if name.starts_with("Wave") => add("wave_operations"),
-        _ => {}
     });
     for item in &lib.items {
         if let ser_lang::ast::Item::Function(f) = item {
@@ -84,24 +87,32 @@ pub fn used_by(lib: &Library) -> Vec<&'static str> {
             }
         }
     }
+    // SER first, where the list has always named it.
+    if ser_call || declares_ser(lib) {
+        used.insert(0, "shader_execution_reorder");
+    }
     used
 }
 
-/// Whether a library uses SER at all: a `HitObject` anywhere (a `HitObject::`
-/// call, or the type in a signature, a local, a struct or groupshared
-/// memory), a reorder call, or a `reordercoherent` resource. Everything else
-/// is ray tracing that an implementation without SER can run.
-fn uses_ser(lib: &Library) -> bool {
-    let mut found = false;
-    ser_lang::visit::exprs(lib, &mut |e| match &e.kind {
-        ExprKind::StaticCall { ty, .. } if ty == "HitObject" => found = true,
-        ExprKind::Call { name, .. } if name == "MaybeReorderThread" || name == "ReorderThread" => {
-            found = true
-        }
-        _ => {}
-    });
-    found
-        || ser_lang::visit::types(lib).any(has_hit_object)
+// A library uses SER at all when it has a `HitObject` anywhere (a
+// `HitObject::` call, or the type in a signature, a local, a struct or
+// groupshared memory), a reorder call, or a `reordercoherent` resource.
+// Everything else is ray tracing that an implementation without SER can
+// run.
+
+/// Whether an expression is a SER call: `HitObject::...` or a reorder.
+fn is_ser_call(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::StaticCall { ty, .. } => ty == "HitObject",
+        ExprKind::Call { name, .. } => name == "MaybeReorderThread" || name == "ReorderThread",
+        _ => false,
+    }
+}
+
+/// Whether a library's declarations use SER: a `HitObject` in a type, or a
+/// `reordercoherent` resource.
+fn declares_ser(lib: &Library) -> bool {
+    ser_lang::visit::types(lib).any(has_hit_object)
         || lib.items.iter().any(|item| match item {
             Item::Struct(s) => s.fields.iter().any(|f| has_hit_object(&f.ty)),
             Item::GroupShared(g) => has_hit_object(&g.ty),

@@ -54,6 +54,14 @@ fn parse_here(src: &str) -> Result<Library, ParseError> {
 /// Parses the name of a scalar, vector or matrix type (`uint`, `float3`,
 /// `float3x4`).
 pub fn numeric_type(name: &str) -> Option<Type> {
+    // Every scalar name starts with one of these letters; the parser asks
+    // of almost every name.
+    if !matches!(
+        name.as_bytes().first(),
+        Some(b'b' | b'i' | b'u' | b'd' | b'f')
+    ) {
+        return None;
+    }
     if let Some(s) = ScalarType::from_name(name) {
         return Some(Type::Scalar(s));
     }
