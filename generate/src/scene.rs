@@ -226,7 +226,10 @@ pub struct Primitive {
 impl Facts {
     /// The facts of a scene in the case format.
     pub fn of(scene: &Value) -> Facts {
-        let list = |v: &Value| v.as_array().cloned().unwrap_or_default();
+        // Borrowed: only the lengths are needed.
+        fn list(v: &Value) -> &[Value] {
+            v.as_array().map_or(&[], Vec::as_slice)
+        }
         let blases: Vec<Vec<(bool, u32)>> = list(&scene["blas"])
             .iter()
             .map(|b| {

@@ -53,10 +53,6 @@ struct Cursor<'s> {
 }
 
 impl Cursor<'_> {
-    fn at_end(&self) -> bool {
-        self.i >= self.src.len()
-    }
-
     /// The byte `k` bytes ahead (0 past the end): everything the lexer
     /// tells apart by a byte is ASCII.
     fn byte(&self, k: usize) -> u8 {
@@ -109,10 +105,16 @@ impl Cursor<'_> {
 
     /// How many bytes from here `f` holds for.
     fn count_while(&self, f: impl Fn(u8) -> bool) -> usize {
-        self.src.as_bytes()[self.i..]
-            .iter()
-            .take_while(|b| f(**b))
-            .count()
+        let rest = &self.src.as_bytes()[self.i..];
+        rest.iter().position(|&b| !f(b)).unwrap_or(rest.len())
+    }
+
+    /// Moves past the numeric literal here.
+    fn number(&mut self, span: Span) -> Result<Tok<'static>, ParseError> {
+        let (tok, len) =
+            number(&self.src.as_bytes()[self.i..]).map_err(|m| ParseError::new(span, m))?;
+        self.advance_ascii(len);
+        Ok(tok)
     }
 }
 
@@ -139,6 +141,8 @@ fn punctuation(rest: &[u8]) -> Option<&'static str> {
 }
 
 /// Splits shader text into tokens; comments and whitespace are dropped.
+/// Every byte the lexer tells apart is ASCII: a byte of 0x80 or more
+/// starts a character that is whitespace or an error.
 pub fn tokenize(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
     // About one token for every three bytes of the generated programs.
     let mut out = Vec::with_capacity(src.len() / 2);
@@ -148,62 +152,62 @@ pub fn tokenize(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
         line: 1,
         col: 1,
     };
-    while !at.at_end() {
-        // A single space, the most common byte between tokens.
-        if at.byte(0) == b' ' {
-            at.advance_ascii(1);
-            continue;
-        }
-        let c = at.char();
+    while let Some(&b) = src.as_bytes().get(at.i) {
         let span = at.span();
-        if c.is_ascii_whitespace() {
-            at.advance_while(|b| b.is_ascii_whitespace());
-        } else if c.is_whitespace() {
-            at.advance(c.len_utf8());
-        } else if c == '/' && at.byte(1) == b'/' {
-            at.advance_while(|b| b != b'\n');
-        } else if c == '/' && at.byte(1) == b'*' {
-            at.advance(2);
-            let Some(len) = src[at.i..].find("*/") else {
-                return Err(ParseError::new(span, "unterminated `/*` comment"));
-            };
-            at.advance(len + 2);
-        } else if c.is_ascii_alphabetic() || c == '_' {
-            let start = at.i;
-            at.advance_name();
-            out.push(Token {
-                tok: Tok::Ident(&src[start..at.i]),
-                span,
-            });
-        } else if c.is_ascii_digit() || (c == '.' && at.byte(1).is_ascii_digit()) {
-            let (tok, len) =
-                number(&src.as_bytes()[at.i..]).map_err(|m| ParseError::new(span, m))?;
-            at.advance_ascii(len);
-            out.push(Token { tok, span });
-        } else if c == '"' {
-            let rest = &src[at.i + 1..];
-            let Some(len) = rest
-                .find(['"', '\n'])
-                .filter(|&n| rest.as_bytes()[n] == b'"')
-            else {
-                return Err(ParseError::new(span, "unterminated string"));
-            };
-            out.push(Token {
-                tok: Tok::Str(&rest[..len]),
-                span,
-            });
-            at.advance(len + 2);
-        } else {
-            let rest = &src.as_bytes()[at.i..];
-            let Some(p) = punctuation(rest) else {
-                return Err(ParseError::new(span, format!("unexpected character `{c}`")));
-            };
-            at.advance_ascii(p.len());
-            out.push(Token {
-                tok: Tok::Punct(p),
-                span,
-            });
-        }
+        let tok = match b {
+            // Whitespace (`char::is_whitespace`'s ASCII part).
+            b' ' | b'\t' | b'\r' | 0x0B | 0x0C => {
+                at.advance_ascii(1);
+                continue;
+            }
+            b'\n' => {
+                at.advance(1);
+                continue;
+            }
+            b'/' if at.byte(1) == b'/' => {
+                at.advance_while(|b| b != b'\n');
+                continue;
+            }
+            b'/' if at.byte(1) == b'*' => {
+                at.advance(2);
+                let Some(len) = src[at.i..].find("*/") else {
+                    return Err(ParseError::new(span, "unterminated `/*` comment"));
+                };
+                at.advance(len + 2);
+                continue;
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                let start = at.i;
+                at.advance_name();
+                Tok::Ident(&src[start..at.i])
+            }
+            b'0'..=b'9' => at.number(span)?,
+            b'.' if at.byte(1).is_ascii_digit() => at.number(span)?,
+            b'"' => {
+                let rest = &src[at.i + 1..];
+                let Some(len) = rest
+                    .find(['"', '\n'])
+                    .filter(|&n| rest.as_bytes()[n] == b'"')
+                else {
+                    return Err(ParseError::new(span, "unterminated string"));
+                };
+                at.advance(len + 2);
+                Tok::Str(&rest[..len])
+            }
+            _ => {
+                let c = at.char();
+                if c.is_whitespace() {
+                    at.advance(c.len_utf8());
+                    continue;
+                }
+                let Some(p) = punctuation(&src.as_bytes()[at.i..]) else {
+                    return Err(ParseError::new(span, format!("unexpected character `{c}`")));
+                };
+                at.advance_ascii(p.len());
+                Tok::Punct(p)
+            }
+        };
+        out.push(Token { tok, span });
     }
     out.push(Token {
         tok: Tok::Eof,

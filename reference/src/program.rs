@@ -478,11 +478,12 @@ impl NameCheck<'_> {
         match &e.kind {
             ExprKind::IntLit { .. } | ExprKind::FloatLit { .. } | ExprKind::BoolLit(_) => Ok(()),
             ExprKind::Ident(n) => {
-                let known = s.declared(n)
-                    || names::constant(n).is_some()
-                    || p.buffers.iter().any(|b| &b.name == n)
+                // The short lists first: a buffer is named at every write.
+                let known = p.buffers.iter().any(|b| &b.name == n)
                     || p.acceleration_structures.contains(n)
-                    || p.local_constants.iter().any(|(c, ..)| c == n);
+                    || p.local_constants.iter().any(|(c, ..)| c == n)
+                    || s.declared(n)
+                    || names::constant(n).is_some();
                 let group_shared = || {
                     p.library
                         .items

@@ -462,17 +462,18 @@ fn load_case(
         need("schedule_control");
     }
     Ok(Case {
+        // The case takes the spec's parts over: moved, not copied.
         id: format!("{prefix}/{}", spec.name),
         file: file.to_path_buf(),
-        description: spec.description.clone(),
-        clauses: spec.clauses.clone(),
+        description: spec.description,
+        clauses: spec.clauses,
         ties,
-        profiles: spec.profiles.clone(),
+        profiles: spec.profiles,
         requires,
-        reading: spec.reading.clone(),
+        reading: spec.reading,
         schedule,
-        scene: spec.scene.clone(),
-        shader_table: spec.shader_table.clone(),
+        scene: spec.scene,
+        shader_table: spec.shader_table,
         source,
         program: Arc::new(program),
         dispatch: Dispatch {
