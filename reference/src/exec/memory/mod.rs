@@ -18,10 +18,43 @@ use crate::program::Program;
 use crate::value::{Scalar, Value};
 use coherence::Scopes;
 use ser_lang::ast::{ScalarType, Type};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-/// The threads that write each word, over every run of a dispatch.
-pub type Writers = BTreeMap<(usize, usize), BTreeSet<usize>>;
+/// The threads that write each word, over every run of a dispatch: by
+/// buffer and word index, each word's threads in increasing order (none
+/// for a word no thread writes). Every run adds to it word by word, so
+/// it is indexed rather than searched.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Writers(Vec<Vec<Vec<usize>>>);
+
+impl Writers {
+    pub fn new() -> Writers {
+        Writers::default()
+    }
+
+    /// The threads known to write a word.
+    pub fn of(&self, buffer: usize, word: usize) -> &[usize] {
+        self.0
+            .get(buffer)
+            .and_then(|words| words.get(word))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Notes that `thread` writes a word.
+    fn add(&mut self, buffer: usize, word: usize, thread: usize) {
+        if self.0.len() <= buffer {
+            self.0.resize_with(buffer + 1, Vec::new);
+        }
+        let words = &mut self.0[buffer];
+        if words.len() <= word {
+            words.resize_with(word + 1, Vec::new);
+        }
+        let threads = &mut words[word];
+        if let Err(at) = threads.binary_search(&thread) {
+            threads.insert(at, thread);
+        }
+    }
+}
 
 /// What one thread did to a word.
 struct Write {
@@ -160,10 +193,7 @@ impl Memory {
     fn alone(&mut self, thread: usize, buffer: usize, word: usize) -> bool {
         let w = &self.buffers[buffer].words[word];
         let here = w.writes.iter().all(|x| x.thread == thread);
-        let before = self
-            .known
-            .get(&(buffer, word))
-            .is_none_or(|s| s.iter().all(|t| *t == thread));
+        let before = self.known.of(buffer, word).iter().all(|t| *t == thread);
         if here && before {
             self.exact_reads.push((thread, buffer, word));
         }
@@ -314,10 +344,8 @@ impl Memory {
     pub fn writers_into(&self, all: &mut Writers) {
         for (b, buffer) in self.buffers.iter().enumerate() {
             for (i, w) in buffer.words.iter().enumerate() {
-                if !w.writes.is_empty() {
-                    all.entry((b, i))
-                        .or_default()
-                        .extend(w.writes.iter().map(|x| x.thread));
+                for x in &w.writes {
+                    all.add(b, i, x.thread);
                 }
             }
         }
@@ -328,7 +356,7 @@ impl Memory {
     pub fn read_too_early(&self, all: &Writers) -> bool {
         self.exact_reads
             .iter()
-            .any(|(t, b, w)| all.get(&(*b, *w)).is_some_and(|s| s.iter().any(|x| x != t)))
+            .any(|(t, b, w)| all.of(*b, *w).iter().any(|x| x != t))
     }
 
     /// The legal contents after one run.
