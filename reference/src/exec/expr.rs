@@ -72,16 +72,20 @@ impl<'a> Thread<'a> {
                         let i = self.scalar_arg(index)?;
                         return Ok(self.shared.memory.borrow_mut().load(self.id, b, &i)?);
                     }
+                    // An element of a variable, at an index that evaluates
+                    // without effects (a literal or a name), is read in
+                    // place: only it is copied. The variable counts as the
+                    // step its evaluation would be.
+                    if is_leaf(index) && self.local_mut(n).is_some() {
+                        self.step()?;
+                        let i = self.index(index)?;
+                        let v = self.local_mut(n).expect("checked above");
+                        return index_value(v, i);
+                    }
                 }
                 let v = self.eval(base)?;
-                let i = self.scalar_arg(index)?;
-                if let Some(why) = &i.unspecified {
-                    return fault(
-                        FaultCode::UnspecifiedControl,
-                        format!("an index is unspecified ({why})"),
-                    );
-                }
-                index_value(v, i.bits as usize)
+                let i = self.index(index)?;
+                index_value(&v, i)
             }
             ExprKind::Call { name, args } => self.call(name, args),
             ExprKind::StaticCall {
@@ -183,6 +187,19 @@ impl<'a> Thread<'a> {
         };
         self.write_place(&place, v)?;
         Ok(place)
+    }
+
+    /// Evaluates an index, which decides what is read: it may not be
+    /// unspecified.
+    fn index(&mut self, e: &'a Expr) -> Ex<usize> {
+        let i = self.scalar_arg(e)?;
+        if let Some(why) = &i.unspecified {
+            return fault(
+                FaultCode::UnspecifiedControl,
+                format!("an index is unspecified ({why})"),
+            );
+        }
+        Ok(i.bits as usize)
     }
 
     /// Evaluates an expression that must give a scalar.
@@ -329,11 +346,23 @@ fn int_literal(value: u64, unsigned: bool) -> Ex<Value> {
 }
 
 /// `v[i]` for vectors, matrix rows and arrays.
-pub(super) fn index_value(v: Value, i: usize) -> Ex<Value> {
+/// Whether an expression is a literal or a name, which evaluates without
+/// evaluating anything else.
+fn is_leaf(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::IntLit { .. }
+            | ExprKind::FloatLit { .. }
+            | ExprKind::BoolLit(_)
+            | ExprKind::Ident(_)
+    )
+}
+
+pub(super) fn index_value(v: &Value, i: usize) -> Ex<Value> {
     match v {
         Value::Vector(c) if i < c.len() => Ok(Value::Scalar(c[i].clone())),
-        Value::Matrix { rows, cols, elems } if i < rows as usize => {
-            let c = cols as usize;
+        Value::Matrix { rows, cols, elems } if i < *rows as usize => {
+            let c = *cols as usize;
             Ok(Value::Vector(elems[i * c..(i + 1) * c].to_vec()))
         }
         Value::Array(items) if i < items.len() => Ok(items[i].clone()),
