@@ -374,9 +374,11 @@ struct NameCheck<'p> {
     program: &'p Program,
 }
 
+/// The names declared so far in each open scope, borrowed from the
+/// function.
 struct Scopes<'f> {
     function: &'f str,
-    scopes: Vec<Vec<String>>,
+    scopes: Vec<Vec<&'f str>>,
 }
 
 impl Scopes<'_> {
@@ -388,15 +390,15 @@ impl Scopes<'_> {
 }
 
 impl NameCheck<'_> {
-    fn function(&self, f: &FunctionDecl) -> Result<(), ProgramError> {
+    fn function<'f>(&self, f: &'f FunctionDecl) -> Result<(), ProgramError> {
         let mut scopes = Scopes {
             function: &f.name,
-            scopes: vec![f.params.iter().map(|p| p.name.clone()).collect()],
+            scopes: vec![f.params.iter().map(|p| p.name.as_str()).collect()],
         };
         self.block(&f.body, &mut scopes)
     }
 
-    fn block(&self, b: &Block, s: &mut Scopes) -> Result<(), ProgramError> {
+    fn block<'f>(&self, b: &'f Block, s: &mut Scopes<'f>) -> Result<(), ProgramError> {
         s.scopes.push(Vec::new());
         for st in &b.stmts {
             self.stmt(st, s)?;
@@ -405,7 +407,7 @@ impl NameCheck<'_> {
         Ok(())
     }
 
-    fn stmt(&self, st: &Stmt, s: &mut Scopes) -> Result<(), ProgramError> {
+    fn stmt<'f>(&self, st: &'f Stmt, s: &mut Scopes<'f>) -> Result<(), ProgramError> {
         match &st.kind {
             StmtKind::Block(b) => self.block(b, s),
             StmtKind::Decl(d) => {
@@ -419,10 +421,7 @@ impl NameCheck<'_> {
                     if let Some(init) = &dc.init {
                         self.expr(init, s)?;
                     }
-                    s.scopes
-                        .last_mut()
-                        .expect("a scope is open")
-                        .push(dc.name.clone());
+                    s.scopes.last_mut().expect("a scope is open").push(&dc.name);
                 }
                 Ok(())
             }
@@ -465,7 +464,7 @@ impl NameCheck<'_> {
         }
     }
 
-    fn nested(&self, st: &Stmt, s: &mut Scopes) -> Result<(), ProgramError> {
+    fn nested<'f>(&self, st: &'f Stmt, s: &mut Scopes<'f>) -> Result<(), ProgramError> {
         s.scopes.push(Vec::new());
         let r = self.stmt(st, s);
         s.scopes.pop();
