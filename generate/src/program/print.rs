@@ -40,7 +40,13 @@ const SHADERS: &[&str] = &[
 /// The shader table: `RECORDS` hit groups alternating CH0 and CH1 (every
 /// other one with the any-hit shader) and `RECORDS` miss records
 /// alternating Miss0 and Miss1, each with distinct local root constants.
+/// Every generated case has the same one: made once, copied for each.
 pub fn shader_table() -> Value {
+    static TABLE: std::sync::LazyLock<Value> = std::sync::LazyLock::new(make_shader_table);
+    TABLE.clone()
+}
+
+fn make_shader_table() -> Value {
     let constants = |r: u32| -> Vec<u32> { (1..=CONSTANTS).map(|c| r * 10 + c).collect() };
     let hit_groups: Vec<Value> = (0..RECORDS)
         .map(|r| {
