@@ -239,9 +239,9 @@ pub enum StmtKind {
         then_branch: Box<Stmt>,
         else_branch: Option<Box<Stmt>>,
     },
-    /// The condition and step are boxed, as the initialiser and body are:
-    /// a loop is rare, and inline they would make every statement twice
-    /// its size.
+    // The condition and step are boxed, as the initialiser and body are:
+    // a loop is rare, and inline they would make every statement twice its
+    // size.
     For {
         init: Option<Box<Stmt>>,
         cond: Option<Box<Expr>>,
