@@ -345,7 +345,6 @@ fn int_literal(value: u64, unsigned: bool) -> Ex<Value> {
     }
 }
 
-/// `v[i]` for vectors, matrix rows and arrays.
 /// Whether an expression is a literal or a name, which evaluates without
 /// evaluating anything else.
 fn is_leaf(e: &Expr) -> bool {
@@ -358,6 +357,7 @@ fn is_leaf(e: &Expr) -> bool {
     )
 }
 
+/// `v[i]` for vectors, matrix rows and arrays.
 pub(super) fn index_value(v: &Value, i: usize) -> Ex<Value> {
     match v {
         Value::Vector(c) if i < c.len() => Ok(Value::Scalar(c[i].clone())),
