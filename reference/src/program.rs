@@ -390,7 +390,7 @@ impl Scopes<'_> {
 }
 
 impl NameCheck<'_> {
-    fn function<'f>(&self, f: &'f FunctionDecl) -> Result<(), ProgramError> {
+    fn function(&self, f: &FunctionDecl) -> Result<(), ProgramError> {
         let mut scopes = Scopes {
             function: &f.name,
             scopes: vec![f.params.iter().map(|p| p.name.as_str()).collect()],
