@@ -123,7 +123,6 @@ impl Scalar {
         }
     }
 
-    /// Converts to another scalar type with HLSL's rules.
     /// [`Scalar::convert`], taking the scalar: one already of type `to` is
     /// itself, not a copy.
     pub fn into_type(self, to: ScalarType, chooser: &mut dyn Chooser) -> Scalar {
@@ -144,6 +143,7 @@ impl Scalar {
         }
     }
 
+    /// Converts to another scalar type with HLSL's rules.
     pub fn convert(&self, to: ScalarType, chooser: &mut dyn Chooser) -> Scalar {
         use ScalarType::*;
         let out = match (self.ty, to) {

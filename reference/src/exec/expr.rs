@@ -32,8 +32,8 @@ impl<'a> Thread<'a> {
         })
     }
 
-    /// The value of a leaf expression: a literal or a name, which evaluates
-    /// without evaluating anything else.
+    /// The value of a leaf expression ([`is_leaf`]): a literal or a name,
+    /// which evaluates without evaluating anything else.
     fn leaf(&mut self, e: &Expr) -> Ex<Value> {
         match &e.kind {
             ExprKind::IntLit {

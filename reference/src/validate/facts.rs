@@ -1,8 +1,8 @@
 //! What the rules need to know about one function: its expressions, the
-//! declared type of each name, the `const` locals with constant values, and the variables
-//! that are declared without a value and never given one (an operand
-//! naming one is undefined, which the DXIL section rejects where it says
-//! "Validate that ... is not undef").
+//! declared type of each name, the `const` locals with constant values,
+//! and the variables that are declared without a value and never given
+//! one (an operand naming one is undefined, which the DXIL section rejects
+//! where it says "Validate that ... is not undef").
 
 use super::constant;
 use crate::program::Program;
