@@ -112,7 +112,7 @@ fn report_records_every_case_as_it_finishes() {
     report.summary(&summary, &conclude(&claim, &summary, &scope));
     let records = ser_harness::report::read(&path).unwrap();
     assert_eq!(records[0]["type"], "run");
-    assert_eq!(records[0]["version"], 3);
+    assert_eq!(records[0]["version"], 4);
     assert_eq!(records[0]["profile"], "0027-maybereorderthread");
     assert_eq!(
         records[0]["capabilities"].as_array().unwrap().len(),

@@ -42,14 +42,9 @@ impl Baseline {
     /// Reads a baseline. Every error names the file and the place.
     pub fn load(path: &Path) -> Result<Baseline, String> {
         let at = |m: String| format!("{}: {m}", path.display());
-        let text = std::fs::read_to_string(path).map_err(|e| at(format!("cannot read: {e}")))?;
-        let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            at(format!(
-                "line {}, column {}: not valid JSON: {e}",
-                e.line(),
-                e.column()
-            ))
-        })?;
+        let text = crate::files::read_text(path, crate::files::MAX_DATA_FILE).map_err(at)?;
+        let json = crate::strict_json::parse(&text)
+            .map_err(|e| at(format!("{}: not valid JSON: {}", e.location, e.message)))?;
         let b: Baseline = serde_path_to_error::deserialize(json).map_err(|e| {
             at(format!(
                 "{}: {}; expected {{\"version\": 1, \"known_failures\": [{{\"id\": ..., \"reason\": ...}}]}}",

@@ -7,9 +7,11 @@
 //! | `NOT CONFORMANT, no change from the baseline` | 0 | every case that counts against the claim is a known failure the baseline lists |
 //! | `NOT CONFORMANT` | 1 | a fail, error, timeout, crash, declined case inside the claim, unexpected pass, or a stale baseline entry |
 //! | `NO VERDICT` | 3 | no case was judged against the claim |
+//! | `NOT STARTED` | 2 | the run never started: a bad command line, a path that is not what its flag needs, a baseline refused, a backend that does not start |
 //!
-//! Exit status 2 is left to the command line: bad arguments, a backend that
-//! does not start, an output file that cannot be written.
+//! Exit status 4 is left to the outputs: the verdict was reached, but a
+//! `--report`, `--junit` or stdout could not be written whole
+//! ([`crate::output`]).
 
 use crate::claim::Claim;
 use crate::report::{thousands, Summary};
@@ -24,6 +26,8 @@ pub enum Standing {
     NoChange,
     NotConformant,
     NoVerdict,
+    /// The run never started (exit status 2): no case was run.
+    NotStarted,
 }
 
 impl Standing {
@@ -32,7 +36,17 @@ impl Standing {
             Standing::Conformant | Standing::NoChange => 0,
             Standing::NotConformant => 1,
             Standing::NoVerdict => 3,
+            Standing::NotStarted => 2,
         }
+    }
+}
+
+/// The conclusion of a run that never started, and why.
+pub fn not_started(why: &str) -> Conclusion {
+    Conclusion {
+        standing: Standing::NotStarted,
+        line: format!("NOT STARTED: {why}"),
+        exit_code: Standing::NotStarted.exit_code(),
     }
 }
 
@@ -71,7 +85,7 @@ pub fn conclude(claim: &Claim, summary: &Summary, scope: &Scope) -> Conclusion {
     let head = match standing {
         Standing::Conformant => "CONFORMANT to",
         Standing::NoChange | Standing::NotConformant => "NOT CONFORMANT to",
-        Standing::NoVerdict => "NO VERDICT on",
+        Standing::NoVerdict | Standing::NotStarted => "NO VERDICT on",
     };
     let mut line = format!("{head} {}", claim.describe());
     if standing == Standing::NoChange {

@@ -18,13 +18,32 @@ pub fn json(args: &Arguments) -> bool {
 }
 
 /// A line for people: on stdout, or on stderr when stdout carries JSON. A
-/// closed stream is not an error.
+/// closed stream is not an error; stdout that cannot take the line (a full
+/// disk) is, reported at the end ([`stdout_failure`]).
 pub fn say(json: bool, line: &str) {
-    let _ = if json {
-        writeln!(std::io::stderr().lock(), "{line}")
+    if json {
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
     } else {
-        writeln!(std::io::stdout().lock(), "{line}")
-    };
+        let mut out = std::io::stdout().lock();
+        note_stdout(writeln!(out, "{line}").and_then(|()| out.flush()));
+    }
+}
+
+/// The first failure to write stdout other than its reader going away.
+static STDOUT_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+fn note_stdout(result: std::io::Result<()>) {
+    if let Err(e) = result {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            let _ = STDOUT_FAILED.set(format!("stdout: cannot write: {e}"));
+        }
+    }
+}
+
+/// Why stdout was not written whole, if it was not (its reader going away
+/// is no failure: it has what it wanted).
+pub fn stdout_failure() -> Option<String> {
+    STDOUT_FAILED.get().cloned()
 }
 
 /// Where libtest-mimic's output goes for the length of a run.
@@ -102,10 +121,9 @@ fn forward(args: &mut Arguments) -> Option<LibtestOutput> {
                 }
                 if open {
                     let mut stdout = std::io::stdout().lock();
-                    open = stdout
-                        .write_all(&buf[..n])
-                        .and_then(|_| stdout.flush())
-                        .is_ok();
+                    let written = stdout.write_all(&buf[..n]).and_then(|_| stdout.flush());
+                    open = written.is_ok();
+                    note_stdout(written);
                 }
             }
         })

@@ -2,13 +2,17 @@
 //! written as each case finishes so that a run cut short still leaves a
 //! readable report.
 //!
-//! Records: `{"type": "run", "version": 3, ...}` first (the backend and
+//! Records: `{"type": "run", "version": 4, ...}` first (the backend and
 //! its claim), then one `{"type": "case", ...}` per case (see
 //! [`crate::verdict::CaseResult`]), then `{"type": "summary", ...}` with
 //! the counts and the verdict (see [`crate::conclusion`]). The same records
 //! go to stdout under `--format json`.
 //!
-//! Version 3 added the verdict `warning` (a recommendation not met; see
+//! Version 4: a run that never started (a path its flag refuses, a
+//! baseline refused, a backend that does not start) still writes its run
+//! record, with `"started": false` and the backend as the command line
+//! named it, and a summary whose verdict has the standing `not_started`
+//! (exit status 2) and says why. Version 3 added the verdict `warning` (a recommendation not met; see
 //! [`crate::broken`]) and its count in the summary; version 2 split
 //! version 1's `not_supported` into `not_applicable` (outside the claim)
 //! and `not_supported` (declined inside it).
@@ -19,33 +23,38 @@ use crate::verdict::{CaseResult, Verdict};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use crate::output::Output;
 use std::path::Path;
 use std::sync::Mutex;
 
-pub const REPORT_VERSION: u32 = 3;
+pub const REPORT_VERSION: u32 = 4;
 
 /// Where the records go: the `--report` file, and stdout under
 /// `--format json`. A write that fails (a full disk, a reader that went
-/// away) never stops the run.
+/// away) never stops the run; [`Report::finish`] says which output was not
+/// written whole.
 pub struct Report {
-    sinks: Mutex<Vec<Box<dyn Write + Send>>>,
+    sinks: Mutex<Vec<Output>>,
 }
 
 impl Report {
     /// Creates the file a report will go to: called before anything runs,
     /// so that a bad path is found at once, named.
-    pub fn open(path: &Path) -> Result<Box<dyn Write + Send>, String> {
-        File::create(path)
-            .map(|f| Box::new(BufWriter::new(f)) as Box<dyn Write + Send>)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    pub fn open(path: &Path) -> Result<Output, String> {
+        Output::create("--report", path)
     }
 
-    pub fn new(sinks: Vec<Box<dyn Write + Send>>) -> Report {
+    pub fn new(sinks: Vec<Output>) -> Report {
         Report {
             sinks: Mutex::new(sinks),
         }
+    }
+
+    /// Flushes and closes every output: the failures, each naming its
+    /// output and the error.
+    pub fn finish(&self) -> Vec<String> {
+        let sinks = std::mem::take(&mut *self.sinks.lock().unwrap_or_else(|e| e.into_inner()));
+        sinks.into_iter().filter_map(|s| s.finish().err()).collect()
     }
 
     /// A report to one file, with its run record written.
@@ -73,15 +82,32 @@ impl Report {
             "capabilities": claim.capabilities,
             "wave_sizes": claim.wave_sizes,
             "cases": cases_dir.display().to_string(),
+            "started": true,
             "started_unix": started,
         }));
     }
 
+    /// The records of a run that never started: the run record as far as
+    /// the command line names it, and a summary with no case and why.
+    pub fn not_started(&self, backend: &str, profile: Option<&str>, cases_dir: &Path, why: &str) {
+        self.line(&json!({
+            "type": "run",
+            "version": REPORT_VERSION,
+            "backend": backend,
+            "profile": profile,
+            "capabilities": [],
+            "wave_sizes": [],
+            "cases": cases_dir.display().to_string(),
+            "started": false,
+        }));
+        self.summary(&Summary::default(), &crate::conclusion::not_started(why));
+    }
+
     fn line(&self, v: &serde_json::Value) {
         let mut sinks = self.sinks.lock().unwrap_or_else(|e| e.into_inner());
+        let line = format!("{v}\n");
         for out in sinks.iter_mut() {
-            let _ = writeln!(out, "{v}");
-            let _ = out.flush();
+            out.write(&line);
         }
     }
 
@@ -242,8 +268,8 @@ pub fn thousands(n: usize) -> String {
 }
 
 /// Reads a report back (for tools and tests): its records, in order.
-pub fn read(path: &Path) -> std::io::Result<Vec<serde_json::Value>> {
-    let text = std::fs::read_to_string(path)?;
+pub fn read(path: &Path) -> Result<Vec<serde_json::Value>, String> {
+    let text = crate::files::read_text(path, crate::files::MAX_RESULTS_FILE)?;
     Ok(text
         .lines()
         .filter(|l| !l.trim().is_empty())

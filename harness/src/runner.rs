@@ -7,6 +7,7 @@ use crate::claim::Claim;
 use crate::conclusion::{conclude, Conclusion, Scope};
 use crate::console::{self, LibtestOutput};
 use crate::load::{load_dir, Case, LoadError};
+use crate::output::Output;
 use crate::report::{Report, Summary};
 use crate::verdict::{judge_within, CaseResult, Verdict};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -29,9 +30,9 @@ pub struct Config {
     pub fraction: Option<Fraction>,
     /// Where the report's records go (the `--report` file), opened before
     /// the run; stdout is added under `--format json`.
-    pub report: Vec<Box<dyn Write + Send>>,
+    pub report: Vec<Output>,
     /// Where the JUnit XML goes, opened before the run.
-    pub junit: Option<Box<dyn Write + Send>>,
+    pub junit: Option<Output>,
 }
 
 /// The per-case time limit when none is given (`--timeout`).
@@ -87,6 +88,8 @@ pub struct RunSummary {
     pub ids: BTreeSet<String>,
     /// Baseline entries that name no case of the suite.
     pub stale: Vec<String>,
+    /// The outputs not written whole, each with its path and the error.
+    pub output_errors: Vec<String>,
 }
 
 fn item_id(item: &Result<Case, LoadError>) -> String {
@@ -133,7 +136,7 @@ pub fn run(mut config: Config) -> Option<RunSummary> {
     let baseline = Arc::new(baseline);
     let mut sinks = std::mem::take(&mut config.report);
     if json {
-        sinks.push(Box::new(std::io::stdout()));
+        sinks.push(Output::stdout());
     }
     let report = Arc::new(Report::new(sinks));
     let results: Arc<Mutex<Vec<CaseResult>>> = Arc::default();
@@ -228,11 +231,11 @@ pub fn run(mut config: Config) -> Option<RunSummary> {
     };
     let conclusion = conclude(&claim, &summary, &scope);
     report.summary(&summary, &conclusion);
+    let mut output_errors = report.finish();
     if let Some(mut out) = config.junit.take() {
         let suite = format!("{} ({})", config.backend.name(), claim.describe());
-        let _ = out
-            .write_all(crate::junit::write(&suite, &summary, &results).as_bytes())
-            .and_then(|_| out.flush());
+        out.write(&crate::junit::write(&suite, &summary, &results));
+        output_errors.extend(out.finish().err());
     }
     Some(RunSummary {
         summary,
@@ -240,6 +243,7 @@ pub fn run(mut config: Config) -> Option<RunSummary> {
         results,
         ids,
         stale,
+        output_errors,
     })
 }
 

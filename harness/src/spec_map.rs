@@ -207,19 +207,22 @@ impl Registry {
         let mut problems = Vec::new();
         for (file, _) in FILES {
             let path = dir.join(file);
-            let text = match std::fs::read_to_string(&path) {
-                Ok(t) => t,
-                Err(e) => {
+            let json = crate::files::read_text(&path, crate::files::MAX_DATA_FILE).and_then(|t| {
+                crate::strict_json::parse(&t)
+                    .map_err(|e| format!("{}: not valid JSON: {}", e.location, e.message))
+            });
+            let json = match json {
+                Ok(j) => j,
+                Err(message) => {
                     problems.push(Problem {
                         file: path,
                         clause: None,
-                        message: format!("cannot read: {e}"),
+                        message,
                     });
                     continue;
                 }
             };
-            let de = &mut serde_json::Deserializer::from_str(&text);
-            match serde_path_to_error::deserialize::<_, Document>(de) {
+            match serde_path_to_error::deserialize::<_, Document>(json) {
                 Ok(d) => documents.push(d),
                 Err(e) => problems.push(Problem {
                     file: path,
@@ -337,13 +340,13 @@ impl Registry {
         let mut out = Vec::new();
         for doc in &self.documents {
             let path = sources.join(&doc.document);
-            let text = match std::fs::read_to_string(&path) {
+            let text = match crate::files::read_text(&path, crate::files::MAX_DATA_FILE) {
                 Ok(t) => normalize(&t),
                 Err(e) => {
                     out.push(Problem {
                         file: path,
                         clause: None,
-                        message: format!("cannot read the source document: {e}"),
+                        message: format!("the source document: {e}"),
                     });
                     continue;
                 }

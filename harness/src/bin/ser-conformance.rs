@@ -25,6 +25,7 @@ use ser_harness::pool::Pool;
 use ser_harness::protocol::client::ExecBackend;
 use ser_harness::protocol::serve::{serve, Fault};
 use ser_harness::reference_backend::ReferenceBackend;
+use ser_harness::output::Output;
 use ser_harness::report::Report;
 use ser_harness::runner::{self, Config, Fraction, DEFAULT_TIMEOUT};
 use ser_reference::exec::schedule::Schedule;
@@ -581,23 +582,95 @@ fn main() -> ExitCode {
     run_suite(cli.run)
 }
 
-/// A run of the suite: outputs opened first (a bad path is found before
-/// anything runs), then the backend, the baseline, the run, the verdict.
+/// The paths a run is given, checked before anything is opened or runs:
+/// each is what its flag needs, and no two name the same file (a report
+/// and a JUnit file would overwrite each other, an output the baseline).
+fn check_paths(args: &RunArgs) -> Result<(), String> {
+    let named: Vec<(&str, &Path)> = [
+        ("--report", &args.report),
+        ("--junit", &args.junit),
+        ("--baseline", &args.baseline),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
+    .collect();
+    for (i, (a, pa)) in named.iter().enumerate() {
+        for (b, pb) in &named[i + 1..] {
+            if ser_harness::files::same_file(pa, pb) {
+                return Err(format!(
+                    "{a} and {b} name the same file, {}: each needs its own",
+                    pa.display()
+                ));
+            }
+        }
+    }
+    if let Some(dir) = &args.cases {
+        check_cases_dir(dir).map_err(|e| format!("--cases {}: {e}", dir.display()))?;
+    }
+    if let Some(b) = &args.baseline {
+        if !(args.bless && !b.exists()) {
+            ser_harness::files::check_regular(b)
+                .map_err(|e| format!("--baseline {}: {e}", b.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// A folder of case files that can be read.
+fn check_cases_dir(dir: &Path) -> Result<(), String> {
+    match std::fs::metadata(dir) {
+        Err(e) => Err(format!("cannot read: {e}")),
+        Ok(m) if !m.is_dir() => Err(format!(
+            "{}; expected a folder of case files",
+            if m.is_file() {
+                "a file"
+            } else {
+                ser_harness::files::kind_of(&m)
+            }
+        )),
+        Ok(_) => std::fs::read_dir(dir)
+            .map(|_| ())
+            .map_err(|e| format!("cannot read: {e}")),
+    }
+}
+
+/// A run of the suite: paths checked and outputs opened first (a mistake
+/// of the command line is found before anything runs), then the backend,
+/// the baseline, the run, the verdict. Once the report is open, a run that
+/// cannot start still writes its run and summary records.
 fn run_suite(args: RunArgs) -> ExitCode {
     let json = console::json(&args.test);
+    if let Err(e) = check_paths(&args) {
+        return fail(e);
+    }
     let open = |flag: &str, path: &Option<PathBuf>| {
         path.as_deref()
-            .map(Report::open)
+            .map(|p| Output::create(flag, p))
             .transpose()
-            .map_err(|e| format!("{flag} {e}"))
     };
     let (report, junit) = match (open("--report", &args.report), open("--junit", &args.junit)) {
         (Ok(r), Ok(j)) => (r, j),
         (Err(e), _) | (_, Err(e)) => return fail(e),
     };
+    let cases_dir = args.cases.clone().unwrap_or_else(|| repo_dir("cases"));
+    let refuse = |report: Option<Output>, message: String| {
+        if let Some(out) = report {
+            let r = Report::new(vec![out]);
+            r.not_started(
+                &args.backend.backend,
+                args.backend.profile.as_deref(),
+                &cases_dir,
+                &message,
+            );
+            for e in r.finish() {
+                eprintln!("ser-conformance: {e}");
+            }
+        }
+        fail(message)
+    };
     let (backend, timeout) = match backend_with_timeout(&args.backend) {
         Ok(b) => b,
-        Err(e) => return fail(e),
+        Err(e) => return refuse(report, e),
     };
     let profile = backend.profile().name().to_string();
     let baseline = match &args.baseline {
@@ -610,13 +683,12 @@ fn run_suite(args: RunArgs) -> ExitCode {
         Some(p) => match Baseline::load(p) {
             Ok(b) => match b.check_for(backend.name(), &profile) {
                 Ok(()) => Some(b),
-                Err(e) => return fail(format!("--baseline {}: {e}", p.display())),
+                Err(e) => return refuse(report, format!("--baseline {}: {e}", p.display())),
             },
-            Err(e) => return fail(format!("--baseline {e}")),
+            Err(e) => return refuse(report, format!("--baseline {e}")),
         },
         None => None,
     };
-    let cases_dir = args.cases.clone().unwrap_or_else(|| repo_dir("cases"));
     let config = Config {
         cases_dir: cases_dir.clone(),
         backend: backend.clone(),
@@ -643,6 +715,7 @@ fn run_suite(args: RunArgs) -> ExitCode {
             run.summary
         ),
     );
+    let mut blessed = None;
     if let (Some(path), Some(b)) = (&args.baseline, &baseline) {
         for id in &run.stale {
             console::say(
@@ -658,7 +731,7 @@ fn run_suite(args: RunArgs) -> ExitCode {
             new.backend = backend.name().to_string();
             new.profile = profile;
             if let Err(e) = new.write(path) {
-                return fail(format!("cannot write {}: {e}", path.display()));
+                blessed = Some(format!("--baseline {}: cannot write: {e}", path.display()));
             }
             console::say(
                 json,
@@ -677,5 +750,18 @@ fn run_suite(args: RunArgs) -> ExitCode {
         }
     }
     console::say(json, &format!("verdict: {}", run.conclusion.line));
+    let mut failed_outputs = run.output_errors;
+    failed_outputs.extend(blessed);
+    let stdout_failed = console::stdout_failure();
+    if let Some(e) = &stdout_failed {
+        failed_outputs.push(e.clone());
+        eprintln!("verdict: {}", run.conclusion.line);
+    }
+    if !failed_outputs.is_empty() {
+        for e in &failed_outputs {
+            eprintln!("ser-conformance: {e}: that output is incomplete (exit status {})", ser_harness::output::OUTPUT_FAILED);
+        }
+        return ExitCode::from(ser_harness::output::OUTPUT_FAILED);
+    }
     ExitCode::from(run.conclusion.exit_code)
 }

@@ -10,7 +10,7 @@
 //! case language and judges none of them; `ser-vulkan`'s glslang does
 //! (`backends/vulkan/tests/glsl_source.rs`).
 
-use super::{case_files, check_case_name, unknown_clause, LoadError};
+use super::{check_case_name, unknown_clause, LoadError};
 use ser_reference::program::Stage;
 use ser_reference::Profile;
 use serde::Deserialize;
@@ -86,18 +86,9 @@ pub fn load_dir(cases_dir: &Path) -> Vec<Result<GlslSourceCase, LoadError>> {
     if !dir.is_dir() {
         return Vec::new();
     }
-    let files = match case_files(&dir) {
-        Ok(f) => f,
-        Err(e) => {
-            return vec![Err(error(
-                &dir,
-                None,
-                "folder".into(),
-                format!("cannot read the GLSL-source cases: {e}"),
-            ))]
-        }
-    };
-    let mut out: Vec<_> = files.iter().flat_map(|f| load_file(f)).collect();
+    let found = super::walk::case_files(&dir, None);
+    let mut out: Vec<_> = found.files.iter().flat_map(|f| load_file(f)).collect();
+    out.extend(found.problems.into_iter().map(Err));
     check_controls(&mut out);
     out
 }
@@ -113,12 +104,14 @@ fn error(file: &Path, case: Option<&str>, location: String, message: String) -> 
 }
 
 fn load_file(file: &Path) -> Vec<Result<GlslSourceCase, LoadError>> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(t) => t,
-        Err(e) => return vec![Err(error(file, None, "file".into(), e.to_string()))],
+    let json = crate::files::read_text(file, crate::files::MAX_CASE_FILE).and_then(|text| {
+        crate::strict_json::parse(&text).map_err(|e| format!("{}: not valid JSON: {}", e.location, e.message))
+    });
+    let json = match json {
+        Ok(j) => j,
+        Err(m) => return vec![Err(error(file, None, "file".into(), m))],
     };
-    let de = &mut serde_json::Deserializer::from_str(&text);
-    let spec: FileSpec = match serde_path_to_error::deserialize(de) {
+    let spec: FileSpec = match serde_path_to_error::deserialize(json) {
         Ok(s) => s,
         Err(e) => {
             return vec![Err(error(

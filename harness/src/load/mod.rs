@@ -6,6 +6,7 @@ mod checks;
 pub mod glsl_source;
 mod json;
 pub mod ties;
+pub mod walk;
 
 use checks::*;
 pub use ties::Tie;
@@ -125,27 +126,10 @@ impl std::fmt::Display for LoadError {
     }
 }
 
-/// Every `.json` file under `dir`, sorted, skipping `*.schema.json`.
-pub fn case_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d)? {
-            let p = entry?.path();
-            if p.is_dir() {
-                // GLSL-source cases have their own format and loader.
-                if p != dir.join(glsl_source::DIR) {
-                    stack.push(p);
-                }
-            } else if p.extension().is_some_and(|e| e == "json")
-                && !p.to_string_lossy().ends_with(".schema.json")
-            {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
+/// Every case file under `dir`, and what in it is an error rather than a
+/// case (see [`walk`]).
+pub fn case_files(dir: &Path) -> walk::Found {
+    walk::case_files(dir, Some(&dir.join(glsl_source::DIR)))
 }
 
 /// A case name is `[a-z0-9_]+`: ids are paths and test names.
@@ -177,20 +161,10 @@ pub(crate) fn unknown_clause(clauses: &[String]) -> Option<(usize, &String, Stri
 /// Loads every case under `dir`: each case, or the error that stopped it.
 /// One bad case never hides the others.
 pub fn load_dir(dir: &Path) -> Vec<Result<Case, LoadError>> {
-    let files = match case_files(dir) {
-        Ok(f) => f,
-        Err(e) => {
-            return vec![Err(LoadError {
-                file: dir.to_path_buf(),
-                case: None,
-                location: "folder".into(),
-                message: format!("cannot read the cases folder: {e}"),
-                unknown_clause: None,
-            })]
-        }
-    };
+    let found = case_files(dir);
     let mut out: Vec<Result<Case, LoadError>> =
-        files.iter().flat_map(|f| load_file(dir, f)).collect();
+        found.files.iter().flat_map(|f| load_file(dir, f)).collect();
+    out.extend(found.problems.into_iter().map(Err));
     // Ids are unique across the suite.
     let mut seen = BTreeMap::new();
     for r in &mut out {
@@ -224,27 +198,28 @@ fn id_prefix(root: &Path, file: &Path) -> String {
 
 /// Loads the cases of one file.
 pub fn load_file(root: &Path, file: &Path) -> Vec<Result<Case, LoadError>> {
-    match std::fs::read_to_string(file) {
+    match crate::files::read_text(file, crate::files::MAX_CASE_FILE) {
         Ok(text) => load_text(root, file, &text),
-        Err(e) => vec![Err(LoadError {
+        Err(message) => vec![Err(LoadError {
             file: file.to_path_buf(),
             case: None,
             location: "file".into(),
-            message: format!("cannot read: {e}"),
+            message,
             unknown_clause: None,
         })],
     }
 }
 
 /// Loads the cases of a file's text (`file` names it in errors and ids).
+/// A key named twice in one object is an error, as bad JSON is.
 pub fn load_text(root: &Path, file: &Path, text: &str) -> Vec<Result<Case, LoadError>> {
-    match serde_json::from_str(text) {
+    match crate::strict_json::parse(text) {
         Ok(json) => load_json(root, file, json),
         Err(e) => vec![Err(LoadError {
             file: file.to_path_buf(),
             case: None,
-            location: format!("line {}, column {}", e.line(), e.column()),
-            message: format!("not valid JSON: {e}"),
+            location: e.location,
+            message: format!("not valid JSON: {}", e.message),
             unknown_clause: None,
         })],
     }
