@@ -108,4 +108,10 @@ pub trait Backend: Send + Sync {
     fn enforces_timeout(&self) -> bool {
         false
     }
+    /// What the backend did since the last call that no case's verdict
+    /// shows (a process backend's output after a reply already judged):
+    /// the runner prints them and the report's summary keeps them.
+    fn notices(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

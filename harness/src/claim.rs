@@ -129,6 +129,38 @@ impl Outside {
     }
 }
 
+/// The lanes a wave may have: a case's `dispatch.wave_size` and a device's
+/// wave sizes alike.
+pub const WAVE_LANES: std::ops::RangeInclusive<u32> = 1..=128;
+
+/// Checks what a backend states about itself (a process backend's hello):
+/// every capability one the suite knows (a misspelt one would otherwise
+/// shrink the claim without a word), every wave size one a wave can have.
+pub fn check_stated(capabilities: &[String], wave_sizes: &[u32]) -> Result<(), String> {
+    let unknown: Vec<String> = capabilities
+        .iter()
+        .filter(|c| !CAPABILITIES.iter().any(|(n, _)| n == c))
+        .map(|c| format!("`{}`", c.escape_debug()))
+        .collect();
+    if !unknown.is_empty() {
+        let known: Vec<&str> = CAPABILITIES.iter().map(|(n, _)| *n).collect();
+        return Err(format!(
+            "it claims {}, which {} no capability the suite knows; expected some of {} (`ser-conformance capabilities`)",
+            unknown.join(", "),
+            if unknown.len() == 1 { "is" } else { "are" },
+            known.join(", ")
+        ));
+    }
+    if let Some(bad) = wave_sizes.iter().find(|w| !WAVE_LANES.contains(w)) {
+        return Err(format!(
+            "its wave_sizes hold {bad}, which no wave has; expected sizes of {} to {} lanes",
+            WAVE_LANES.start(),
+            WAVE_LANES.end()
+        ));
+    }
+    Ok(())
+}
+
 impl Claim {
     pub fn new(profile: Profile, capabilities: &[String]) -> Claim {
         Claim {
@@ -260,6 +292,17 @@ mod tests {
             Claim::new(Profile::Sm69, &[]).describe(),
             "sm69 with no optional capability"
         );
+    }
+
+    #[test]
+    fn a_stated_claim_names_only_known_capabilities_and_possible_waves() {
+        let caps = |c: &[&str]| c.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(check_stated(&caps(&["ray_query"]), &[32, 64]), Ok(()));
+        let e = check_stated(&caps(&["shader_execution_reorder", "ray_querry"]), &[]).unwrap_err();
+        assert!(e.starts_with("it claims `ray_querry`, which is no capability the suite knows; expected some of shader_execution_reorder,"), "{e}");
+        let e = check_stated(&[], &[0, 4294967295]).unwrap_err();
+        assert_eq!(e, "its wave_sizes hold 0, which no wave has; expected sizes of 1 to 128 lanes");
+        assert!(check_stated(&[], &[4294967295]).is_err());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! | --- | --- | --- |
 //! | `CONFORMANT` | 0 | every applicable case passes, or misses only recommendations (`should` clauses; see [`crate::broken`]) |
 //! | `NOT CONFORMANT, no change from the baseline` | 0 | every case that counts against the claim is a known failure the baseline lists |
-//! | `NOT CONFORMANT` | 1 | a fail, error, timeout, crash, declined case inside the claim, unexpected pass, or a stale baseline entry |
+//! | `NOT CONFORMANT` | 1 | a fail, error, timeout, crash, declined case inside the claim, unexpected pass, a stale baseline entry, or a protocol violation outside any case (a backend notice) |
 //! | `NO VERDICT` | 3 | no case was judged against the claim |
 //! | `NOT STARTED` | 2 | the run never started: a bad command line, a path that is not what its flag needs, a baseline refused, a backend that does not start |
 //!
@@ -61,6 +61,9 @@ pub struct Scope {
     pub baseline: Option<String>,
     /// Baseline entries that name no case of the suite.
     pub stale: usize,
+    /// Protocol violations no case's verdict shows (a process backend's
+    /// second reply after the first had been judged): each fails the run.
+    pub notices: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -75,7 +78,7 @@ pub struct Conclusion {
 pub fn conclude(claim: &Claim, summary: &Summary, scope: &Scope) -> Conclusion {
     let standing = if summary.applicable() == 0 {
         Standing::NoVerdict
-    } else if !summary.ok() || scope.stale > 0 {
+    } else if !summary.ok() || scope.stale > 0 || scope.notices > 0 {
         Standing::NotConformant
     } else if summary.expected_fail > 0 {
         Standing::NoChange
@@ -153,6 +156,13 @@ fn numbers(summary: &Summary, scope: &Scope, standing: Standing) -> String {
                 "{} stale baseline entr{} (naming no case)",
                 scope.stale,
                 if scope.stale == 1 { "y" } else { "ies" }
+            ));
+        }
+        if scope.notices > 0 {
+            parts.push(format!(
+                "{} protocol violation{} outside any case (backend notices above)",
+                scope.notices,
+                if scope.notices == 1 { "" } else { "s" }
             ));
         }
     }

@@ -81,6 +81,9 @@ impl Backend for Pool {
     fn enforces_timeout(&self) -> bool {
         self.members.iter().all(|m| m.enforces_timeout())
     }
+    fn notices(&self) -> Vec<String> {
+        self.members.iter().flat_map(|m| m.notices()).collect()
+    }
 }
 
 #[cfg(test)]

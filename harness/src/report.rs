@@ -122,6 +122,12 @@ impl Report {
 
     /// The last record: the counts and the verdict.
     pub fn summary(&self, s: &Summary, conclusion: &Conclusion) {
+        self.summary_with(s, conclusion, &[]);
+    }
+
+    /// The last record, with the backend's notices (what it did that no
+    /// case's verdict shows).
+    pub fn summary_with(&self, s: &Summary, conclusion: &Conclusion, notices: &[String]) {
         let mut v = serde_json::to_value(s).expect("a summary serializes");
         if let Some(o) = v.as_object_mut() {
             o.insert("type".into(), "summary".into());
@@ -131,6 +137,9 @@ impl Report {
                 "verdict".into(),
                 serde_json::to_value(conclusion).expect("a conclusion serializes"),
             );
+            if !notices.is_empty() {
+                o.insert("notices".into(), notices.into());
+            }
         }
         self.line(&v);
     }

@@ -223,14 +223,19 @@ pub fn run(mut config: Config) -> Option<RunSummary> {
         .into_iter()
         .map(str::to_string)
         .collect();
+    let notices = config.backend.notices();
+    for n in &notices {
+        console::say(json, &format!("backend notice: {n}"));
+    }
     let scope = Scope {
         suite: ids.len(),
         selected: selected + extra,
         baseline: baseline_file,
         stale: stale.len(),
+        notices: notices.len(),
     };
     let conclusion = conclude(&claim, &summary, &scope);
-    report.summary(&summary, &conclusion);
+    report.summary_with(&summary, &conclusion, &notices);
     let mut output_errors = report.finish();
     if let Some(mut out) = config.junit.take() {
         let suite = format!("{} ({})", config.backend.name(), claim.describe());

@@ -149,7 +149,7 @@ fn unwritable_output_paths_are_found_before_the_run_and_named() {
         let t = text(&out);
         assert_eq!(out.status.code(), Some(2), "{flag}: {t}");
         assert!(
-            t.contains(&format!("{flag} cannot write /no/such/folder/out.file")),
+            t.contains(&format!("{flag} /no/such/folder/out.file: cannot write")),
             "{t}"
         );
         assert!(!t.contains("running"), "{flag}: nothing ran: {t}");

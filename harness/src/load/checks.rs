@@ -159,7 +159,7 @@ pub(super) fn check_dispatch(
             "each dimension is at least 1, and a case has at most 4096 threads".into(),
         ));
     }
-    if !(1..=128).contains(&d.wave_size) {
+    if !crate::claim::WAVE_LANES.contains(&d.wave_size) {
         return Err((at("dispatch.wave_size"), "a wave has 1 to 128 lanes".into()));
     }
     Ok(())

@@ -96,23 +96,7 @@ pub fn decode<T: Message + Send>(what: &str, line: &str) -> Result<T, ProtocolEr
         ));
     }
     let parse = || -> Result<T, ProtocolError> {
-        let mut de = serde_json::Deserializer::from_str(line.trim_end());
-        de.disable_recursion_limit();
-        let value = serde::Deserialize::deserialize(&mut de)
-            .and_then(|v: serde_json::Value| de.end().map(|()| v))
-            .map_err(|e| {
-                fail(
-                    format!("line 1, column {}", e.column()),
-                    format!("not a JSON message: {e}; expected one JSON object per line"),
-                )
-            })?;
-        if !value.is_object() {
-            return Err(fail(
-                "top level".into(),
-                "expected a JSON object with a `type` field".into(),
-            ));
-        }
-        T::decode_value(value).map_err(|(location, message)| fail(location, message))
+        T::decode_line(line.trim_end()).map_err(|(location, message)| fail(location, message))
     };
     if depth <= SHALLOW {
         return parse();
@@ -125,10 +109,78 @@ pub fn decode<T: Message + Send>(what: &str, line: &str) -> Result<T, ProtocolEr
     })
 }
 
-/// A message type: how to decode it from a JSON object, with the path of
-/// whatever is wrong.
+/// A message type: how to decode it from a line holding one JSON object,
+/// with the place of whatever is wrong (a JSON path, or `line 1, column C`
+/// for bad JSON).
 pub trait Message: Sized {
-    fn decode_value(value: serde_json::Value) -> Result<Self, (String, String)>;
+    fn decode_line(line: &str) -> Result<Self, (String, String)>;
+}
+
+/// A message decoded through a JSON value, so that a mistake is found at
+/// its path; it may nest as deep as [`MAX_JSON_DEPTH`] (a request carries
+/// the case's IR).
+fn through_value<T: DeserializeOwned>(line: &str) -> Result<T, (String, String)> {
+    {
+        let mut de = serde_json::Deserializer::from_str(line);
+        de.disable_recursion_limit();
+        let value = serde::Deserialize::deserialize(&mut de)
+            .and_then(|v: serde_json::Value| de.end().map(|()| v))
+            .map_err(not_json)?;
+        if !value.is_object() {
+            return Err((
+                "top level".into(),
+                "expected a JSON object with a `type` field".into(),
+            ));
+        }
+        located(value)
+    }
+}
+
+fn not_json(e: serde_json::Error) -> (String, String) {
+    (
+        format!("line 1, column {}", e.column()),
+        format!("not a JSON message: {e}; expected one JSON object per line"),
+    )
+}
+
+/// A serde_json message without its ` at line L column C` (the place is
+/// given apart, as a JSON path).
+fn without_place(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// The fields of a message's top-level object, each value still the text
+/// it was (a JSON array of a million words is not a million JSON values
+/// on the way to a `Vec<u32>`). A key named twice is an error.
+struct Fields<'a>(Vec<(String, &'a serde_json::value::RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Fields<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object with a `type` field")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+                let mut out: Vec<(String, &'de serde_json::value::RawValue)> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if out.iter().any(|(k, _)| *k == key) {
+                        return Err(serde::de::Error::custom(format_args!(
+                            "the key `{key}` appears twice; each key is named once"
+                        )));
+                    }
+                    out.push((key, map.next_value()?));
+                }
+                Ok(Fields(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 fn located<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, (String, String)> {
@@ -147,8 +199,8 @@ fn location(p: &serde_path_to_error::Path) -> String {
 macro_rules! plain_messages {
     ($($t:ty),*) => {$(
         impl Message for $t {
-            fn decode_value(value: serde_json::Value) -> Result<Self, (String, String)> {
-                located(value)
+            fn decode_line(line: &str) -> Result<Self, (String, String)> {
+                through_value(line)
             }
         }
     )*};
@@ -162,9 +214,17 @@ plain_messages!(
 );
 
 impl Message for Reply {
-    /// By its `type`, then the rest of its fields (serde's own tagged
-    /// decoding would lose the path inside the reply).
-    fn decode_value(mut value: serde_json::Value) -> Result<Self, (String, String)> {
+    /// By its `type`, then the rest of its fields straight from their text
+    /// into the reply's types: decoding a reply costs little more than the
+    /// reply's size, however many words its buffers hold (serde's own
+    /// tagged decoding would buffer every value first, and lose the path
+    /// inside the reply).
+    fn decode_line(line: &str) -> Result<Self, (String, String)> {
+        let mut fields = match serde_json::from_str::<Fields>(line) {
+            Ok(f) => f.0,
+            Err(e) if e.is_data() => return Err(("top level".into(), without_place(&e))),
+            Err(e) => return Err(not_json(e)),
+        };
         let known = || {
             REPLY_TYPES
                 .iter()
@@ -172,22 +232,26 @@ impl Message for Reply {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let kind = match value.as_object_mut().and_then(|o| o.remove("type")) {
-            Some(serde_json::Value::String(k)) if REPLY_TYPES.contains(&k.as_str()) => k,
-            Some(other) => {
-                return Err((
-                    "type".into(),
-                    format!("{other} is not a reply type; expected one of {}", known()),
-                ))
-            }
+        let kind = match fields.iter().position(|(k, _)| k == "type") {
             None => {
                 return Err((
                     "type".into(),
                     format!("missing; expected one of {}", known()),
                 ))
             }
+            Some(i) => fields.remove(i).1,
         };
-        Reply::from_fields(&kind, value).map_err(|e| (location(e.path()), e.inner().to_string()))
+        let kind = match serde_json::from_str::<String>(kind.get()) {
+            Ok(k) if REPLY_TYPES.contains(&k.as_str()) => k,
+            _ => {
+                return Err((
+                    "type".into(),
+                    format!("{} is not a reply type; expected one of {}", kind.get(), known()),
+                ))
+            }
+        };
+        let de = serde::de::value::MapDeserializer::new(fields.into_iter());
+        Reply::from_fields(&kind, de).map_err(|e| (location(e.path()), without_place(e.inner())))
     }
 }
 

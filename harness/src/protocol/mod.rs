@@ -11,6 +11,7 @@
 pub mod client;
 pub mod codec;
 pub mod convert;
+pub mod process;
 pub mod serve;
 pub mod wire;
 

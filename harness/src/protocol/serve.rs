@@ -4,7 +4,11 @@
 //!
 //! For testing runners and CI setups, faults can be injected on chosen
 //! cases: `hang`, `crash`, `garbage` (a line that is not JSON), `wrong_id`
-//! (a reply for another case) and `decline` (`not_supported`).
+//! (a reply for another case), `decline` (`not_supported`), `twice` (the
+//! reply written twice), `late` (the reply written again a moment later),
+//! `binary` (bytes that are no text, without a newline, in place of the
+//! reply) and `orphan` (a child process that holds stdout open is left
+//! behind, and the backend exits).
 
 use super::codec::{decode, encode};
 use super::convert::{case_of, reply};
@@ -31,6 +35,14 @@ pub enum FaultKind {
     WrongId,
     /// Answer `not_supported`.
     Decline,
+    /// Answer twice at once.
+    Twice,
+    /// Answer, then answer again after a moment.
+    Late,
+    /// Write bytes that are not text, without a newline.
+    Binary,
+    /// Leave a child holding stdout open, and exit.
+    Orphan,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,9 +66,13 @@ impl FromStr for Fault {
             "garbage" => FaultKind::Garbage,
             "wrong_id" => FaultKind::WrongId,
             "decline" => FaultKind::Decline,
+            "twice" => FaultKind::Twice,
+            "late" => FaultKind::Late,
+            "binary" => FaultKind::Binary,
+            "orphan" => FaultKind::Orphan,
             other => {
                 return Err(format!(
-                    "`{other}`: unknown fault; expected hang, crash, garbage, wrong_id or decline"
+                    "`{other}`: unknown fault; expected hang, crash, garbage, wrong_id, decline, twice, late, binary or orphan"
                 ))
             }
         };
@@ -70,6 +86,26 @@ impl FromStr for Fault {
 fn send(out: &mut impl Write, line: &str) -> std::io::Result<()> {
     writeln!(out, "{line}")?;
     out.flush()
+}
+
+/// What the backend writes for a request.
+enum Say {
+    Line(String),
+    /// Bytes as they are (the `binary` fault).
+    Raw(&'static [u8]),
+    /// A pause (the `late` fault).
+    Pause(std::time::Duration),
+}
+
+fn say(out: &mut impl Write, what: &Say) -> std::io::Result<()> {
+    match what {
+        Say::Line(l) => send(out, l),
+        Say::Raw(b) => out.write_all(b).and_then(|()| out.flush()),
+        Say::Pause(d) => {
+            std::thread::sleep(*d);
+            Ok(())
+        }
+    }
 }
 
 /// Serves requests until stdin closes. `make` builds the backend once the
@@ -115,10 +151,10 @@ pub fn serve(
         let header = (line.len() < 256 && line.contains("\"batch\""))
             .then(|| decode::<BatchHeader>("a batch header", &line));
         let answers = match header {
-            Some(Err(e)) => vec![encode(&Reply::Error(ErrorReply {
+            Some(Err(e)) => vec![Say::Line(encode(&Reply::Error(ErrorReply {
                 id: String::new(),
                 message: e.to_string(),
-            }))],
+            })))],
             Some(Ok(header)) => {
                 let mut batch = Vec::with_capacity(header.count as usize);
                 while batch.len() < header.count as usize {
@@ -136,8 +172,8 @@ pub fn serve(
             }
             None => answer_batch(backend.as_ref(), &[line], faults),
         };
-        for a in answers {
-            send(&mut out, &a).map_err(|e| e.to_string())?;
+        for a in &answers {
+            say(&mut out, a).map_err(|e| e.to_string())?;
         }
     }
     Ok(())
@@ -145,8 +181,10 @@ pub fn serve(
 
 /// The lines that answer `requests`, in order: injected faults act as they
 /// come, the cases that decode run as one batch.
-fn answer_batch(backend: &dyn Backend, requests: &[String], faults: &[Fault]) -> Vec<String> {
-    let mut answers: Vec<Option<String>> = Vec::with_capacity(requests.len());
+fn answer_batch(backend: &dyn Backend, requests: &[String], faults: &[Fault]) -> Vec<Say> {
+    let mut answers: Vec<Option<Say>> = Vec::with_capacity(requests.len());
+    // Faults that act after the reply: where, and which.
+    let mut after: Vec<(usize, FaultKind)> = Vec::new();
     let (mut cases, mut at, mut ids) = (Vec::new(), Vec::new(), Vec::new());
     for line in requests {
         let reply = match decode::<Request>("a request", line) {
@@ -168,8 +206,17 @@ fn answer_batch(backend: &dyn Backend, requests: &[String], faults: &[Fault]) ->
                         std::process::abort()
                     }
                     Some(FaultKind::Garbage) => {
-                        answers.push(Some("\u{7}this is not a message {".into()));
+                        answers.push(Some(Say::Line("\u{7}this is not a message {".into())));
                         continue;
+                    }
+                    Some(FaultKind::Binary) => {
+                        answers.push(Some(Say::Raw(b"\x00\x01\xfe\xff binary")));
+                        continue;
+                    }
+                    Some(FaultKind::Orphan) => {
+                        // The child inherits stdout and outlives the backend.
+                        let _ = std::process::Command::new("sleep").arg("3600").spawn();
+                        std::process::exit(3)
                     }
                     Some(FaultKind::WrongId) => Reply::NotSupported(NotSupportedReply {
                         id: format!("{}-but-another", request.id),
@@ -179,8 +226,11 @@ fn answer_batch(backend: &dyn Backend, requests: &[String], faults: &[Fault]) ->
                         id: request.id.clone(),
                         reason: "injected decline".into(),
                     }),
-                    None => match case_of(&request) {
+                    Some(FaultKind::Twice | FaultKind::Late) | None => match case_of(&request) {
                         Ok(case) => {
+                            if let Some(kind) = fault {
+                                after.push((answers.len(), kind));
+                            }
                             cases.push(case);
                             at.push(answers.len());
                             ids.push(request.id);
@@ -195,7 +245,7 @@ fn answer_batch(backend: &dyn Backend, requests: &[String], faults: &[Fault]) ->
                 }
             }
         };
-        answers.push(Some(encode(&reply)));
+        answers.push(Some(Say::Line(encode(&reply))));
     }
     let refs: Vec<&crate::load::Case> = cases.iter().collect();
     let ran = if refs.len() == 1 {
@@ -204,17 +254,31 @@ fn answer_batch(backend: &dyn Backend, requests: &[String], faults: &[Fault]) ->
         backend.run_batch(&refs)
     };
     for ((i, id), result) in at.into_iter().zip(ids).zip(ran) {
-        answers[i] = Some(encode(&reply(&id, result)));
+        answers[i] = Some(Say::Line(encode(&reply(&id, result))));
     }
-    answers
-        .into_iter()
-        .map(|a| {
-            a.unwrap_or_else(|| {
-                encode(&Reply::Error(ErrorReply {
-                    id: String::new(),
-                    message: "the backend's batch gave fewer results than cases".into(),
-                }))
-            })
-        })
-        .collect()
+    let mut out: Vec<Say> = Vec::new();
+    for (i, a) in answers.into_iter().enumerate() {
+        let line = match a {
+            Some(Say::Line(l)) => l,
+            Some(other) => {
+                out.push(other);
+                continue;
+            }
+            None => encode(&Reply::Error(ErrorReply {
+                id: String::new(),
+                message: "the backend's batch gave fewer results than cases".into(),
+            })),
+        };
+        let again = after.iter().find(|(at, _)| *at == i).map(|(_, k)| *k);
+        out.push(Say::Line(line.clone()));
+        match again {
+            Some(FaultKind::Twice) => out.push(Say::Line(line)),
+            Some(FaultKind::Late) => {
+                out.push(Say::Pause(std::time::Duration::from_millis(100)));
+                out.push(Say::Line(line));
+            }
+            _ => {}
+        }
+    }
+    out
 }

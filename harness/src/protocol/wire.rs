@@ -302,10 +302,10 @@ impl Reply {
 
     /// Decodes the fields of a reply of type `kind` (the object without
     /// its `type`), so that errors carry the path inside the reply.
-    pub fn from_fields(
+    pub fn from_fields<'de, D: serde::Deserializer<'de>>(
         kind: &str,
-        fields: serde_json::Value,
-    ) -> Result<Reply, serde_path_to_error::Error<serde_json::Error>> {
+        fields: D,
+    ) -> Result<Reply, serde_path_to_error::Error<D::Error>> {
         use serde_path_to_error::deserialize as de;
         Ok(match kind {
             "buffers" => Reply::Buffers(de(fields)?),
