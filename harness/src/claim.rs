@@ -301,7 +301,10 @@ mod tests {
         let e = check_stated(&caps(&["shader_execution_reorder", "ray_querry"]), &[]).unwrap_err();
         assert!(e.starts_with("it claims `ray_querry`, which is no capability the suite knows; expected some of shader_execution_reorder,"), "{e}");
         let e = check_stated(&[], &[0, 4294967295]).unwrap_err();
-        assert_eq!(e, "its wave_sizes hold 0, which no wave has; expected sizes of 1 to 128 lanes");
+        assert_eq!(
+            e,
+            "its wave_sizes hold 0, which no wave has; expected sizes of 1 to 128 lanes"
+        );
         assert!(check_stated(&[], &[4294967295]).is_err());
     }
 

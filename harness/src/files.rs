@@ -79,7 +79,9 @@ fn open(path: &Path) -> Result<File, String> {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NONBLOCK);
     }
-    let file = options.open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let file = options
+        .open(path)
+        .map_err(|e| format!("cannot read: {e}"))?;
     let meta = file.metadata().map_err(|e| format!("cannot read: {e}"))?;
     if !meta.is_file() {
         return Err(format!("{}; expected a regular file", kind_of(&meta)));

@@ -18,7 +18,10 @@ use std::path::Path;
 pub const OUTPUT_FAILED: u8 = 4;
 
 enum Target {
-    File { out: BufWriter<File>, regular: bool },
+    File {
+        out: BufWriter<File>,
+        regular: bool,
+    },
     Stdout,
     /// Anything else that takes bytes (tests).
     Other(Box<dyn Write + Send>),
@@ -71,7 +74,9 @@ impl Output {
         match result {
             Ok(()) => {}
             // The reader went away: it has what it wanted.
-            Err(e) if e.kind() == ErrorKind::BrokenPipe && matches!(self.target, Target::Stdout) => {
+            Err(e)
+                if e.kind() == ErrorKind::BrokenPipe && matches!(self.target, Target::Stdout) =>
+            {
                 self.failed = Some(String::new())
             }
             Err(e) => self.failed = Some(format!("{}: cannot write: {e}", self.name)),

@@ -19,11 +19,11 @@
 
 use crate::claim::Claim;
 use crate::conclusion::Conclusion;
+use crate::output::Output;
 use crate::verdict::{CaseResult, Verdict};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::BTreeMap;
-use crate::output::Output;
 use std::path::Path;
 use std::sync::Mutex;
 

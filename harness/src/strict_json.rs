@@ -19,12 +19,19 @@ pub struct JsonError {
 /// Parses `text` as one JSON value, refusing duplicate keys.
 pub fn parse(text: &str) -> Result<Value, JsonError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Node { path: String::new() }
-        .deserialize(&mut de)
-        .and_then(|v| de.end().map(|()| v));
+    let value = Node {
+        path: String::new(),
+    }
+    .deserialize(&mut de)
+    .and_then(|v| de.end().map(|()| v));
     value.map_err(|e| JsonError {
         location: format!("line {}, column {}", e.line(), e.column()),
-        message: e.to_string().split(" at line ").next().unwrap_or("").to_string(),
+        message: e
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or("")
+            .to_string(),
     })
 }
 

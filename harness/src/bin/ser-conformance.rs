@@ -21,11 +21,11 @@ use ser_harness::baseline::Baseline;
 use ser_harness::console;
 use ser_harness::fuzz::{Campaign, Differential};
 use ser_harness::mutant_backend::MutantBackend;
+use ser_harness::output::Output;
 use ser_harness::pool::Pool;
 use ser_harness::protocol::client::ExecBackend;
 use ser_harness::protocol::serve::{serve, Fault};
 use ser_harness::reference_backend::ReferenceBackend;
-use ser_harness::output::Output;
 use ser_harness::report::Report;
 use ser_harness::runner::{self, Config, Fraction, DEFAULT_TIMEOUT};
 use ser_reference::exec::schedule::Schedule;
@@ -644,9 +644,7 @@ fn run_suite(args: RunArgs) -> ExitCode {
         return fail(e);
     }
     let open = |flag: &str, path: &Option<PathBuf>| {
-        path.as_deref()
-            .map(|p| Output::create(flag, p))
-            .transpose()
+        path.as_deref().map(|p| Output::create(flag, p)).transpose()
     };
     let (report, junit) = match (open("--report", &args.report), open("--junit", &args.junit)) {
         (Ok(r), Ok(j)) => (r, j),
@@ -759,7 +757,10 @@ fn run_suite(args: RunArgs) -> ExitCode {
     }
     if !failed_outputs.is_empty() {
         for e in &failed_outputs {
-            eprintln!("ser-conformance: {e}: that output is incomplete (exit status {})", ser_harness::output::OUTPUT_FAILED);
+            eprintln!(
+                "ser-conformance: {e}: that output is incomplete (exit status {})",
+                ser_harness::output::OUTPUT_FAILED
+            );
         }
         return ExitCode::from(ser_harness::output::OUTPUT_FAILED);
     }

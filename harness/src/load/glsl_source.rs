@@ -105,7 +105,8 @@ fn error(file: &Path, case: Option<&str>, location: String, message: String) -> 
 
 fn load_file(file: &Path) -> Vec<Result<GlslSourceCase, LoadError>> {
     let json = crate::files::read_text(file, crate::files::MAX_CASE_FILE).and_then(|text| {
-        crate::strict_json::parse(&text).map_err(|e| format!("{}: not valid JSON: {}", e.location, e.message))
+        crate::strict_json::parse(&text)
+            .map_err(|e| format!("{}: not valid JSON: {}", e.location, e.message))
     });
     let json = match json {
         Ok(j) => j,

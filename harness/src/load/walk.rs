@@ -82,9 +82,11 @@ pub fn case_files(dir: &Path, skip: Option<&Path>) -> Found {
         let entries = match std::fs::read_dir(&d) {
             Ok(e) => e,
             Err(e) => {
-                found
-                    .problems
-                    .push(problem(&d, "folder", format!("cannot read the folder: {e}")));
+                found.problems.push(problem(
+                    &d,
+                    "folder",
+                    format!("cannot read the folder: {e}"),
+                ));
                 continue;
             }
         };
@@ -123,19 +125,22 @@ fn visit(
     let meta = match std::fs::metadata(&p) {
         Ok(m) => m,
         Err(e) if link => {
-            found
-                .problems
-                .push(problem(&p, "link", format!("a link to nothing readable: {e}")));
+            found.problems.push(problem(
+                &p,
+                "link",
+                format!("a link to nothing readable: {e}"),
+            ));
             return;
         }
         Err(e) => {
-            found.problems.push(problem(&p, "file", format!("cannot read: {e}")));
+            found
+                .problems
+                .push(problem(&p, "file", format!("cannot read: {e}")));
             return;
         }
     };
     let is_case_file = |p: &Path| {
-        p.extension().is_some_and(|e| e == "json")
-            && !p.to_string_lossy().ends_with(".schema.json")
+        p.extension().is_some_and(|e| e == "json") && !p.to_string_lossy().ends_with(".schema.json")
     };
     if meta.is_dir() {
         // GLSL-source cases have their own format and loader.

@@ -62,8 +62,12 @@ impl ExecBackend {
                 hello.name, hello.profile
             ));
         }
-        crate::claim::check_stated(&hello.capabilities, &hello.wave_sizes)
-            .map_err(|e| format!("`{shown}` (backend `{}`) states a claim the suite cannot judge: {e}", hello.name))?;
+        crate::claim::check_stated(&hello.capabilities, &hello.wave_sizes).map_err(|e| {
+            format!(
+                "`{shown}` (backend `{}`) states a claim the suite cannot judge: {e}",
+                hello.name
+            )
+        })?;
         Ok(ExecBackend {
             command,
             profile,
@@ -99,8 +103,8 @@ impl ExecBackend {
                 }
             }
         }
-        let (process, hello) = start(&self.command, self.profile, self.timeout)
-            .map_err(BackendError::Crashed)?;
+        let (process, hello) =
+            start(&self.command, self.profile, self.timeout).map_err(BackendError::Crashed)?;
         if hello != self.hello {
             return Err(BackendError::Failed(format!(
                 "`{}` restarted with another hello: {} instead of {}",
@@ -117,7 +121,9 @@ impl ExecBackend {
 
     /// Notes output that came after the reply for `last` had been judged.
     fn late(&self, last: Option<&str>, what: &str) {
-        let after = last.map_or("its hello".to_string(), |id| format!("its reply for `{id}`"));
+        let after = last.map_or("its hello".to_string(), |id| {
+            format!("its reply for `{id}`")
+        });
         self.notice(format!(
             "after {after} had been judged, the backend wrote more ({}); the process was ended and the next case ran on a fresh one",
             excerpt(what)
@@ -131,7 +137,9 @@ impl ExecBackend {
     /// One request and its reply on one process.
     fn exchange(&self, s: &mut Served, case: &Case) -> Result<Reply, Exchange> {
         if s.process.send(&encode(&request(case))).is_err() {
-            return Err(Exchange::Fault(BackendError::Crashed(s.process.exit_report())));
+            return Err(Exchange::Fault(BackendError::Crashed(
+                s.process.exit_report(),
+            )));
         }
         let line = match s.process.receive(self.timeout) {
             Received::Line(l) => l,
@@ -331,7 +339,8 @@ fn start(
         Received::Ended(how) => return Err(what(how)),
         Received::Broken(why) => return Err(what(why)),
     };
-    let hello: BackendHello = decode("the backend's hello", &line).map_err(|e| what(e.to_string()))?;
+    let hello: BackendHello =
+        decode("the backend's hello", &line).map_err(|e| what(e.to_string()))?;
     if hello.protocol != PROTOCOL_VERSION {
         return Err(what(format!(
             "it speaks protocol {}, this runner speaks {PROTOCOL_VERSION}",

@@ -166,7 +166,10 @@ impl<'de> serde::Deserialize<'de> for Fields<'de> {
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a JSON object with a `type` field")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Fields<'de>, A::Error> {
                 let mut out: Vec<(String, &'de serde_json::value::RawValue)> = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
                     if out.iter().any(|(k, _)| *k == key) {
@@ -246,7 +249,11 @@ impl Message for Reply {
             _ => {
                 return Err((
                     "type".into(),
-                    format!("{} is not a reply type; expected one of {}", kind.get(), known()),
+                    format!(
+                        "{} is not a reply type; expected one of {}",
+                        kind.get(),
+                        known()
+                    ),
                 ))
             }
         };

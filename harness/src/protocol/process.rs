@@ -125,7 +125,10 @@ impl Process {
             if left == Some(Duration::ZERO) {
                 return Received::Timeout(timeout.unwrap_or_default());
             }
-            match self.lines.recv_timeout(left.map_or(WATCH, |l| l.min(WATCH))) {
+            match self
+                .lines
+                .recv_timeout(left.map_or(WATCH, |l| l.min(WATCH)))
+            {
                 Ok(Event::Line(l)) if l.trim().is_empty() => continue,
                 Ok(Event::Line(l)) => return Received::Line(l),
                 Ok(Event::Broken(why)) => {
@@ -358,9 +361,15 @@ mod tests {
         };
         assert!(why.contains("must be a JSON object"), "{why}");
         let got = events(b"{\"a\": \"x\x07");
-        assert!(matches!(&got[0], Event::Broken(w) if w.contains("control byte 0x07")), "{got:?}");
+        assert!(
+            matches!(&got[0], Event::Broken(w) if w.contains("control byte 0x07")),
+            "{got:?}"
+        );
         let got = events(b"{\"a\": \"\xff\"}\n");
-        assert!(matches!(&got[0], Event::Broken(w) if w.contains("not UTF-8")), "{got:?}");
+        assert!(
+            matches!(&got[0], Event::Broken(w) if w.contains("not UTF-8")),
+            "{got:?}"
+        );
     }
 
     #[test]
