@@ -421,3 +421,69 @@ fn a_runtime_case_with_no_specified_word_is_rejected() {
     });
     assert!(errors_for("one_specified", &file_with(&[ok])).is_empty());
 }
+
+/// The good case with its raygeneration shader's body replaced by `body`.
+fn with_raygen(body: &str) -> String {
+    variant(|v| {
+        v["library"] = serde_json::json!([
+            "struct P { uint v; };",
+            "RaytracingAccelerationStructure Scene : register(t0);",
+            "RWStructuredBuffer<uint> Out : register(u0);",
+            "[shader(\"raygeneration\")]",
+            format!("void RayGen() {{ {body} }}"),
+        ])
+    })
+}
+
+#[test]
+fn a_built_in_call_must_fit_one_of_its_overloads() {
+    let ray = "RayDesc r; r.Origin = float3(0, 0, 0); r.Direction = float3(0, 0, 1); r.TMin = 0; r.TMax = 1;";
+    for (name, body, says) in [
+        (
+            "make_miss_two",
+            format!("{ray} HitObject h = HitObject::MakeMiss(0, r); Out[0] = 0;"),
+            "`HitObject::MakeMiss` takes 3 operand(s): (RayFlags, MissShaderIndex, Ray); 2 given",
+        ),
+        (
+            "tmin_operand",
+            "HitObject h; Out[0] = asuint(h.GetRayTMin(3));".to_string(),
+            "`HitObject's GetRayTMin` takes 0 operand(s): (); 1 given",
+        ),
+        (
+            "miss_operand_kinds",
+            format!("{ray} HitObject h = HitObject::MakeMiss(0, r, 1); Out[0] = 0;"),
+            "operand 2 of `HitObject::MakeMiss` (MissShaderIndex) is a RayDesc; expected a number (a scalar)",
+        ),
+        (
+            "reorder_hit_is_no_hint",
+            format!("{ray} HitObject h; MaybeReorderThread(r, 1); Out[0] = 0;"),
+            "operand 1 of `MaybeReorderThread` (CoherenceHint) is a RayDesc; expected a number",
+        ),
+        (
+            "reorder_four",
+            "HitObject h; MaybeReorderThread(h, 1, 2, 3); Out[0] = 0;".to_string(),
+            "`MaybeReorderThread` takes 1, 2 or 3 operand(s)",
+        ),
+        (
+            "method_on_a_number",
+            "uint x = 1; Out[0] = x.GetRayFlags();".to_string(),
+            "`.GetRayFlags()` is called on a uint; expected a HitObject",
+        ),
+        (
+            "template_missing",
+            "HitObject h; P p = h.GetAttributes(); Out[0] = p.v;".to_string(),
+            "`HitObject's GetAttributes` with 0 operand(s) takes a type argument",
+        ),
+    ] {
+        let e = one_error(name, &file_with(&[with_raygen(&body)]));
+        assert_eq!(e.location, "cases[0].library[4]", "{name}: {e}");
+        assert!(e.message.contains(says), "{name}: {e}");
+    }
+    // The validator's rules stay the validator's: an operand that is not an
+    // acceleration structure loads, and the negative case expects the
+    // diagnostic.
+    let ok = with_raygen(&format!(
+        "{ray} P p; p.v = 0; HitObject h = HitObject::TraceRay(Out, 0, 0xFF, 0, 0, 0, r, p); Out[0] = 0;"
+    ));
+    assert!(errors_for("ruled_operand", &file_with(&[ok])).is_empty());
+}

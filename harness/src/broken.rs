@@ -21,21 +21,34 @@ use crate::load::ties::{self, Tie};
 use crate::load::Case;
 use crate::spec_map::{self, Strength, Testable};
 use crate::verdict::Verdict;
+use ser_reference::Profile;
 use std::collections::BTreeSet;
 
-/// The clauses a case cites and the elements it ties to them.
+/// The clauses a case cites and the elements it ties to them, as a run
+/// under one profile reads them: a clause that does not hold under the
+/// profile decides nothing there (DXR's `must` on a shared edge decides
+/// under the HLSL profiles; under the Vulkan profiles only the traversal
+/// chapter's `should` does).
 #[derive(Clone, Copy, Debug)]
 pub struct Citation<'a> {
     pub clauses: &'a [String],
     pub ties: &'a [Tie],
+    pub profile: Profile,
 }
 
 impl<'a> Citation<'a> {
-    pub fn of(case: &'a Case) -> Citation<'a> {
+    pub fn of(case: &'a Case, profile: Profile) -> Citation<'a> {
         Citation {
             clauses: &case.clauses,
             ties: &case.ties,
+            profile,
         }
+    }
+
+    /// Whether clause `id` holds under the run's profile (an unknown one is
+    /// taken to hold).
+    fn holds(&self, id: &str) -> bool {
+        spec_map::clause(id).is_none_or(|c| c.profiles.iter().any(|p| p == self.profile.name()))
     }
 
     /// The clauses a mismatching element breaks: the case's one clause, or
@@ -44,7 +57,10 @@ impl<'a> Citation<'a> {
         if let [only] = self.clauses {
             return Some(vec![only.as_str()]);
         }
-        let tied = ties::clauses_of(self.ties, &m.buffer, m.element);
+        let tied: Vec<&str> = ties::clauses_of(self.ties, &m.buffer, m.element)
+            .into_iter()
+            .filter(|id| self.holds(id))
+            .collect();
         (!tied.is_empty()).then_some(tied)
     }
 
@@ -52,9 +68,13 @@ impl<'a> Citation<'a> {
     /// where nothing ties it, every testable clause of the case (any of
     /// them may be the one). Untestable clauses decide nothing.
     fn deciding(&self, m: &Mismatch) -> Vec<(&'a str, Strength)> {
-        let ids = self
-            .breaks(m)
-            .unwrap_or_else(|| self.clauses.iter().map(String::as_str).collect());
+        let ids = self.breaks(m).unwrap_or_else(|| {
+            self.clauses
+                .iter()
+                .map(String::as_str)
+                .filter(|id| self.holds(id))
+                .collect()
+        });
         ids.into_iter()
             .filter_map(|id| spec_map::clause(id).map(|c| (id, c)))
             .filter(|(_, c)| c.testable != Testable::None)
@@ -77,6 +97,23 @@ impl<'a> Citation<'a> {
             not_met.extend(deciding.into_iter().map(|(id, _)| id));
         }
         (!not_met.is_empty()).then(|| not_met.into_iter().collect())
+    }
+
+    /// Of `ids` (the clauses that require something the run missed), those
+    /// that decide under the run's profile, when they are all `should`
+    /// clauses (at least one); `None` when one of them is of another
+    /// strength.
+    pub fn only_should(&self, ids: &[String]) -> Option<Vec<String>> {
+        let deciding: Vec<(&String, Strength)> = ids
+            .iter()
+            .filter(|id| self.holds(id))
+            .filter_map(|id| spec_map::clause(id).map(|c| (id, c)))
+            .filter(|(_, c)| c.testable != Testable::None)
+            .map(|(id, c)| (id, c.strength))
+            .collect();
+        let all_should =
+            !deciding.is_empty() && deciding.iter().all(|(_, s)| *s == Strength::Should);
+        all_should.then(|| deciding.into_iter().map(|(id, _)| id.clone()).collect())
     }
 
     /// What a run with this verdict shows of the case's clauses: those it
@@ -167,6 +204,7 @@ mod tests {
         let c = Citation {
             clauses: &cited,
             ties: &ties,
+            profile: Profile::VulkanExt,
         };
         assert_eq!(c.only_recommendations(&[at(0)]), Some(vec![SHOULD]));
         assert_eq!(c.only_recommendations(&[at(0), at(1)]), Some(vec![SHOULD]));
@@ -183,6 +221,7 @@ mod tests {
         let c = Citation {
             clauses: &cited,
             ties: &ties,
+            profile: Profile::VulkanExt,
         };
         // Element 1 decides the must clause as well.
         assert_eq!(c.only_recommendations(&[at(0), at(1)]), None);
@@ -198,6 +237,7 @@ mod tests {
         let c = Citation {
             clauses: &cited,
             ties: &[],
+            profile: Profile::VulkanExt,
         };
         assert_eq!(c.breaks(&at(0)), None);
         assert_eq!(c.only_recommendations(&[at(0)]), None);
@@ -207,6 +247,7 @@ mod tests {
         let c = Citation {
             clauses: &cited,
             ties: &[],
+            profile: Profile::VulkanExt,
         };
         assert_eq!(c.only_recommendations(&[at(0)]), Some(vec![SHOULD]));
         // An element tied to a definition alone is decided by nothing
@@ -215,6 +256,7 @@ mod tests {
         let c = Citation {
             clauses: &cited,
             ties: &ties,
+            profile: Profile::VulkanExt,
         };
         assert_eq!(c.only_recommendations(&[at(0)]), None);
     }
@@ -226,9 +268,32 @@ mod tests {
             let c = Citation {
                 clauses: &cited,
                 ties: &[],
+                profile: Profile::VulkanExt,
             };
             assert_eq!(c.breaks(&at(3)), Some(vec![id]));
             assert_eq!(c.only_recommendations(&[at(3)]).is_some(), recommends);
         }
+    }
+
+    #[test]
+    fn a_clause_decides_only_under_the_profiles_it_holds_in() {
+        // DXR requires one triangle on a shared edge; Vulkan recommends it.
+        const DXR_MUST: &str = "dxr.triangle_intersection.edge_one_incident_triangle";
+        let cited = clauses(&[SHOULD, DXR_MUST]);
+        let ties = [tie(SHOULD, 0..2), tie(DXR_MUST, 0..2)];
+        let under = |profile| Citation {
+            clauses: &cited,
+            ties: &ties,
+            profile,
+        };
+        let vulkan = under(Profile::VulkanNv);
+        assert_eq!(vulkan.only_recommendations(&[at(0)]), Some(vec![SHOULD]));
+        assert_eq!(vulkan.breaks(&at(0)), Some(vec![SHOULD]));
+        let sm69 = under(Profile::Sm69);
+        assert_eq!(sm69.only_recommendations(&[at(0)]), None);
+        assert_eq!(
+            sm69.shown(Verdict::Fail, &[at(0)]).0,
+            clauses(&[DXR_MUST, SHOULD])
+        );
     }
 }

@@ -229,14 +229,17 @@ impl Claim {
 
     /// Whether `rejection` stands in for `validation` on a negative case:
     /// it does when the case expects an error (which a rejection shows) or
-    /// nothing at all (a control, which must be accepted); a case that
-    /// expects only warnings cannot be judged by rejection.
+    /// nothing required (a control, which must be accepted, or may be
+    /// rejected where it allows an optional error); a case that requires
+    /// warnings cannot be judged by rejection.
     fn rejection_judges(&self, case: &Case) -> bool {
         if !self.has("rejection") {
             return false;
         }
         match &case.expect {
-            Expected::Diagnostics(list) => list.is_empty() || required_error(list).is_some(),
+            Expected::Diagnostics(list) => {
+                list.iter().all(|e| e.optional) || required_error(list).is_some()
+            }
             _ => false,
         }
     }

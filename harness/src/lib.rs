@@ -12,6 +12,7 @@ pub mod broken;
 pub mod capability;
 pub mod case;
 pub mod claim;
+pub mod compare;
 pub mod conclusion;
 pub mod console;
 pub mod expect;

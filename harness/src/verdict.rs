@@ -1,13 +1,11 @@
 //! Judging a backend's run of a case.
 
-use crate::backend::{Backend, BackendError, Execution, Output};
+use crate::backend::{Backend, BackendError, Execution};
 use crate::broken::Citation;
-use crate::claim::{Claim, Phase};
-use crate::expect::{check_legal, check_words, Mismatch};
-use crate::load::{Case, Expected};
-use ser_reference::Outcome;
+use crate::claim::Claim;
+use crate::expect::Mismatch;
+use crate::load::Case;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -256,10 +254,13 @@ fn conclude(
             Verdict::Crash,
             format!("backend `{}` crashed: {m}", backend.name()),
         ),
-        Ok(Ok(exec)) => compare(case, &exec, claim),
+        Ok(Ok(exec)) => crate::compare::compare(case, &exec, claim),
     };
-    (result.broken_clauses, result.kept_clauses) =
-        Citation::of(case).shown(result.verdict, &result.mismatches);
+    // A negative case's recommendation not met names its clauses itself.
+    if result.broken_clauses.is_empty() {
+        (result.broken_clauses, result.kept_clauses) =
+            Citation::of(case, claim.profile).shown(result.verdict, &result.mismatches);
+    }
     result
 }
 
@@ -394,227 +395,4 @@ fn on_thread_within<T: Send + 'static>(
     )
     .map_err(Overrun::NoThread)?;
     rx.recv_timeout(limit).map_err(|_| Overrun::Late)
-}
-
-/// Compares an execution with the case's expectations, and the case's
-/// expectations with the reference's legal outcomes when they come along.
-fn compare(case: &Case, exec: &Execution, claim: &Claim) -> CaseResult {
-    let mut r = CaseResult::new(case, Verdict::Pass, String::new());
-    if let Output::Buffers(actual) = &exec.output {
-        let wrong = buffer_shape(case, actual);
-        if !wrong.is_empty() {
-            r.verdict = Verdict::Error;
-            r.message = format!(
-                "the backend broke the protocol: its buffers do not match the case's: {}",
-                wrong.join("; ")
-            );
-            return r;
-        }
-    }
-    let mut problems: Vec<String> = Vec::new();
-    if let Some(legal) = &exec.legal {
-        r.runs = Some(legal.runs);
-        r.choices = legal.choices.clone();
-    }
-    let expects_error = |expect: &[crate::load::ExpectedDiagnostic]| {
-        crate::expect::diagnostics::required_error(expect)
-            .map(|e| format!("error `{}` ({})", e.code.name(), e.code.meaning()))
-    };
-    match (&case.expect, &exec.output) {
-        // Judged by rejection (capability `rejection`): an error expected
-        // and the program rejected where the case breaks its rule (when the
-        // compiler says where).
-        (Expected::Diagnostics(_), Output::Rejected { message: why, .. }) if !claim.judges_by_rejection() => {
-            problems.push(format!("the backend rejected the program without the suite's codes, and it claims `validation`, which reports them: {why}"))
-        }
-        (Expected::Diagnostics(expect), Output::Rejected { message: why, lines }) => match expects_error(expect) {
-            Some(e) => match crate::expect::diagnostics::located(case, claim.profile, expect, lines) {
-                Ok(how) => r.message = format!("rejected, as the case's {e} requires (judged by rejection, not by code; {how}): {}", first_line(why)),
-                Err(problem) => problems.push(format!("{problem}: {why}")),
-            },
-            None => problems.push(format!(
-                "the backend rejected a program the case expects to be accepted{}: {why}",
-                if expect.is_empty() { "" } else { " (it expects warnings only)" }
-            )),
-        },
-        (Expected::Diagnostics(expect), Output::Compiled { output: what, invalid }) => match expects_error(expect) {
-            Some(e) => problems.push(format!(
-                "the backend accepted the program ({what}); the case expects {e}"
-            )),
-            None if expect.is_empty() => match invalid {
-                None => r.message = format!("accepted, as the control must be: {what}"),
-                Some(why) => problems.push(format!(
-                    "the backend accepted the control ({what}), and its output is invalid: {why}"
-                )),
-            },
-            None => problems.push(format!(
-                "the backend reported no diagnostics ({what}); the case expects warnings, which only a backend with `validation` reports"
-            )),
-        },
-        (Expected::Buffers(_) | Expected::Undefined(_), Output::Rejected { message: why, .. }) => problems.push(
-            format!("the backend rejected a valid program: {why}"),
-        ),
-        (Expected::Buffers(_) | Expected::Undefined(_), Output::Compiled { output: what, invalid: Some(why) }) => {
-            problems.push(format!(
-                "the backend compiled a valid program ({what}), and its output is invalid: {why}"
-            ))
-        }
-        (Expected::Buffers(_) | Expected::Undefined(_), Output::Compiled { output: what, invalid: None }) => {
-            if claim.phase == Phase::Compile {
-                r.message = format!("compiled, not run (a compile-only claim): {what}");
-            } else {
-                problems.push(format!(
-                    "the backend compiled the program ({what}) but ran nothing, and its claim says it runs cases"
-                ));
-            }
-        }
-        (Expected::Diagnostics(expect), Output::Diagnostics(actual)) => {
-            problems.extend(crate::expect::diagnostics::check(expect, actual))
-        }
-        (Expected::Diagnostics(expect), _) => problems.push(format!(
-            "the backend accepted the program; the case expects {}",
-            if expect.is_empty() {
-                "no diagnostics".to_string()
-            } else {
-                expect
-                    .iter()
-                    .map(|e| format!("{} `{}`", e.severity.name(), e.code.name()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        )),
-        (_, Output::Diagnostics(actual)) => problems.push(format!(
-            "the backend rejected the program: {}",
-            actual
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        )),
-        (Expected::Layout(expect), Output::Layout(actual)) => {
-            r.mismatches
-                .extend(crate::expect::layout::check(expect, actual));
-        }
-        (Expected::Layout(_), _) => {
-            problems.push("the backend did not report a layout for a layout case".into())
-        }
-        (_, Output::Layout(_)) => {
-            problems.push("the backend reported a layout for a case that runs shaders".into())
-        }
-        (Expected::Undefined(code), Output::Undefined { code: got, .. }) if code.name() == got => {}
-        (Expected::Undefined(code), Output::Undefined { code: got, message }) => {
-            problems.push(format!(
-                "expected undefined behaviour `{}`, the backend reported `{got}`: {message}",
-                code.name()
-            ))
-        }
-        (Expected::Undefined(code), Output::Buffers(_)) => problems.push(format!(
-            "expected undefined behaviour `{}`, the backend completed the dispatch",
-            code.name()
-        )),
-        (Expected::Buffers(_), Output::Undefined { message, .. }) => problems.push(format!(
-            "the backend reported undefined behaviour where the case expects buffers: {message}"
-        )),
-        (Expected::Buffers(expected), Output::Buffers(actual)) => {
-            for (name, exp) in expected {
-                if let Some(words) = actual.get(name) {
-                    r.mismatches.extend(check_words(name, exp, words));
-                }
-            }
-            if let Some(Outcome::Completed(legal)) = exec.legal.as_ref().map(|l| &l.outcome) {
-                for (name, exp) in expected {
-                    if let Some(l) = legal.get(name) {
-                        r.reference_disagreements.extend(check_legal(name, exp, l));
-                    }
-                }
-            }
-        }
-    }
-    // Whether the buffers' mismatches are all that is wrong, before they
-    // join the problems.
-    let only_mismatches = problems.is_empty() && r.reference_disagreements.is_empty();
-    let shown = 20;
-    for m in r.mismatches.iter().take(shown) {
-        problems.push(m.to_string());
-    }
-    if r.mismatches.len() > shown {
-        problems.push(format!(
-            "... and {} more mismatches",
-            r.mismatches.len() - shown
-        ));
-    }
-    if !r.reference_disagreements.is_empty() {
-        problems.push("the case's expectations disagree with the reference's legal outcomes (a failure of the reference or of the case):".into());
-        for m in r.reference_disagreements.iter().take(shown) {
-            problems.push(format!("  {m}"));
-        }
-    }
-    if problems.is_empty() {
-        return r;
-    }
-    let recommendations = only_mismatches
-        .then(|| Citation::of(case).only_recommendations(&r.mismatches))
-        .flatten();
-    r.verdict = Verdict::Fail;
-    if let Some(not_met) = recommendations {
-        r.verdict = Verdict::Warning;
-        problems.insert(
-            0,
-            format!(
-                "every mismatch is decided by should clauses alone ({}): a recommendation, not counted against conformance",
-                not_met.join(", ")
-            ),
-        );
-    }
-    r.message = problems.join("\n");
-    r
-}
-
-/// The first line of a compiler's message, for one-line verdicts.
-fn first_line(message: &str) -> &str {
-    message
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-}
-
-/// How a backend's buffers differ in shape from those the case declares
-/// (missing, unknown, or of another length), before any value is compared:
-/// a reply of the wrong shape is broken, not a wrong answer at element 0.
-fn buffer_shape(case: &Case, actual: &BTreeMap<String, Vec<u32>>) -> Vec<String> {
-    let declared = &case.dispatch.buffers;
-    let mut wrong = Vec::new();
-    for (name, words) in declared {
-        match actual.get(name) {
-            None => wrong.push(format!(
-                "no buffer `{name}` ({} words declared)",
-                words.len()
-            )),
-            Some(got) if got.len() != words.len() => wrong.push(format!(
-                "buffer `{name}` has {} words, the case declares {}",
-                got.len(),
-                words.len()
-            )),
-            Some(_) => {}
-        }
-    }
-    for name in actual.keys().filter(|n| !declared.contains_key(*n)) {
-        wrong.push(format!(
-            "an unknown buffer `{name}` (the case declares {})",
-            names(declared)
-        ));
-    }
-    wrong
-}
-
-fn names(buffers: &BTreeMap<String, Vec<u32>>) -> String {
-    if buffers.is_empty() {
-        return "none".into();
-    }
-    buffers
-        .keys()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -4,6 +4,7 @@
 
 use crate::ast::{ExprKind, Library};
 use crate::names::{self, ProfileForm};
+use crate::signatures;
 
 /// The profile-limited forms a library uses, each once.
 pub fn used(lib: &Library) -> Vec<&'static ProfileForm> {
@@ -25,15 +26,28 @@ pub fn used(lib: &Library) -> Vec<&'static ProfileForm> {
             .find(|(n, _)| *n == name)
             .map(|(_, f)| f)
     };
+    // An overload that is a form of its own (`FromRayQuery(q, hitKind,
+    // attributes)`, `GetAttributes(out attributes)`), by its signature.
+    let overload = |callee, name: &str, args: &[crate::ast::Expr], template: bool| {
+        signatures::lookup(callee, name)
+            .and_then(|b| b.overload(args.len(), template))
+            .and_then(|o| o.form)
+    };
     crate::visit::exprs(lib, &mut |e| match &e.kind {
         ExprKind::Call { name, .. } => {
             if let Some(f) = function(name) {
                 add(f);
             }
         }
-        ExprKind::StaticCall { method, args, .. } => {
-            if method == "FromRayQuery" && args.len() == 3 {
-                add(&names::FROM_RAY_QUERY_HIT_KIND);
+        ExprKind::StaticCall {
+            method,
+            args,
+            template,
+            ..
+        } => {
+            let callee = signatures::Callee::HitObjectStatic;
+            if let Some(f) = overload(callee, method, args, template.is_some()) {
+                add(f);
             }
             if let Some(f) = function(method) {
                 add(f);
@@ -45,8 +59,9 @@ pub fn used(lib: &Library) -> Vec<&'static ProfileForm> {
             template,
             ..
         } => {
-            if method == "GetAttributes" && args.len() == 1 && template.is_none() {
-                add(&names::GET_ATTRIBUTES_OUT);
+            let callee = signatures::Callee::HitObjectMethod;
+            if let Some(f) = overload(callee, method, args, template.is_some()) {
+                add(f);
             }
             if let Some(f) = function(method) {
                 add(f);

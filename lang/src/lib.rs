@@ -17,6 +17,7 @@ pub mod names;
 pub mod nesting;
 pub mod parser;
 pub mod printer;
+pub mod signatures;
 pub mod span;
 pub mod visit;
 

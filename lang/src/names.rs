@@ -178,6 +178,7 @@ pub const HIT_OBJECT_METHODS: &[&str] = &[
 
 /// A form of the language that only some profiles have: a case using it
 /// lists only those profiles.
+#[derive(Debug, PartialEq, Eq)]
 pub struct ProfileForm {
     pub form: &'static str,
     pub profiles: &'static [&'static str],

@@ -96,6 +96,18 @@ impl Profile {
         self == Profile::Sm69
     }
 
+    /// Whether a generated hit's attributes may be those a later, rejected
+    /// report of the same intersection shader wrote. GLSL's intersection
+    /// shader writes its attributes to one `hitAttributeEXT` variable before
+    /// each `reportIntersectionEXT`, and the Vulkan texts do not say whether
+    /// a hit already committed keeps the value it was reported with or sees
+    /// a later write (NVIDIA's driver keeps it, lavapipe shows the later
+    /// one); HLSL's `ReportHit` passes its attributes by value, so a hit
+    /// carries its own.
+    pub fn later_attributes_may_show(self) -> bool {
+        matches!(self, Profile::VulkanNv | Profile::VulkanExt)
+    }
+
     /// Whether the HLSL definitions of accessor results on NOP and miss
     /// objects (zeros, identity-like matrices, the world ray as the object
     /// ray) hold. The Vulkan extensions leave those values undefined.

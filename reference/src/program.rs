@@ -9,7 +9,9 @@ use ser_lang::Span;
 use std::collections::{BTreeMap, HashSet};
 
 mod calls;
+mod check;
 mod types;
+pub mod typing;
 
 pub use types::MAX_VALUE_SCALARS;
 
@@ -255,10 +257,9 @@ impl Program {
                 shapes.check_function(f)?;
             }
         }
-        let checker = NameCheck { program: &program };
         for item in &program.library.items {
             if let Item::Function(f) = item {
-                checker.function(f)?;
+                check::function(&program, f)?;
             }
         }
         Ok(program)
@@ -367,191 +368,4 @@ fn check_entry_signature(f: &FunctionDecl, stage: Stage) -> Result<(), ProgramEr
         }
     }
     Ok(())
-}
-
-/// Checks that every name a function body uses is declared.
-struct NameCheck<'p> {
-    program: &'p Program,
-}
-
-/// The names declared so far in each open scope, borrowed from the
-/// function.
-struct Scopes<'f> {
-    function: &'f str,
-    scopes: Vec<Vec<&'f str>>,
-}
-
-impl Scopes<'_> {
-    fn declared(&self, name: &str) -> bool {
-        self.scopes
-            .iter()
-            .any(|s| s.iter().any(|n| names::same(n.as_bytes(), name.as_bytes())))
-    }
-}
-
-impl NameCheck<'_> {
-    fn function(&self, f: &FunctionDecl) -> Result<(), ProgramError> {
-        let mut scopes = Scopes {
-            function: &f.name,
-            scopes: vec![f.params.iter().map(|p| p.name.as_str()).collect()],
-        };
-        self.block(&f.body, &mut scopes)
-    }
-
-    fn block<'f>(&self, b: &'f Block, s: &mut Scopes<'f>) -> Result<(), ProgramError> {
-        s.scopes.push(Vec::new());
-        for st in &b.stmts {
-            self.stmt(st, s)?;
-        }
-        s.scopes.pop();
-        Ok(())
-    }
-
-    fn stmt<'f>(&self, st: &'f Stmt, s: &mut Scopes<'f>) -> Result<(), ProgramError> {
-        match &st.kind {
-            StmtKind::Block(b) => self.block(b, s),
-            StmtKind::Decl(d) => {
-                if let Type::RayQuery(flags, query_flags) = &d.ty {
-                    self.expr(flags, s)?;
-                    if let Some(q) = query_flags {
-                        self.expr(q, s)?;
-                    }
-                }
-                for dc in &d.declarators {
-                    if let Some(init) = &dc.init {
-                        self.expr(init, s)?;
-                    }
-                    s.scopes.last_mut().expect("a scope is open").push(&dc.name);
-                }
-                Ok(())
-            }
-            StmtKind::Expr(e) => self.expr(e, s),
-            StmtKind::If {
-                cond,
-                then_branch,
-                else_branch,
-            } => {
-                self.expr(cond, s)?;
-                self.nested(then_branch, s)?;
-                match else_branch {
-                    Some(e) => self.nested(e, s),
-                    None => Ok(()),
-                }
-            }
-            StmtKind::For {
-                init,
-                cond,
-                step,
-                body,
-            } => {
-                s.scopes.push(Vec::new());
-                if let Some(i) = init {
-                    self.stmt(i, s)?;
-                }
-                for e in cond.iter().chain(step.iter()) {
-                    self.expr(e, s)?;
-                }
-                self.nested(body, s)?;
-                s.scopes.pop();
-                Ok(())
-            }
-            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
-                self.expr(cond, s)?;
-                self.nested(body, s)
-            }
-            StmtKind::Return(Some(e)) => self.expr(e, s),
-            StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => Ok(()),
-        }
-    }
-
-    fn nested<'f>(&self, st: &'f Stmt, s: &mut Scopes<'f>) -> Result<(), ProgramError> {
-        s.scopes.push(Vec::new());
-        let r = self.stmt(st, s);
-        s.scopes.pop();
-        r
-    }
-
-    fn expr(&self, e: &Expr, s: &mut Scopes) -> Result<(), ProgramError> {
-        let p = self.program;
-        let fail = |m: String| Err(err(e.span, Some(s.function), m));
-        match &e.kind {
-            ExprKind::IntLit { .. } | ExprKind::FloatLit { .. } | ExprKind::BoolLit(_) => Ok(()),
-            ExprKind::Ident(n) => {
-                // The short lists first: a buffer is named at every write.
-                let known = p.buffers.iter().any(|b| &b.name == n)
-                    || p.acceleration_structures.contains(n)
-                    || p.local_constants.iter().any(|(c, ..)| c == n)
-                    || s.declared(n)
-                    || names::constant(n).is_some();
-                let group_shared = || {
-                    p.library
-                        .items
-                        .iter()
-                        .any(|i| matches!(i, Item::GroupShared(g) if &g.name == n))
-                };
-                if known {
-                    Ok(())
-                } else if group_shared() {
-                    fail(format!(
-                        "`{n}` is groupshared memory, which ray tracing shaders cannot use"
-                    ))
-                } else {
-                    fail(format!("`{n}` is not declared"))
-                }
-            }
-            ExprKind::Member(r, _) => self.expr(r, s),
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) => {
-                self.expr(a, s)?;
-                self.expr(b, s)
-            }
-            ExprKind::Call { name, args } => {
-                if let Some(f) = p.function(name) {
-                    if f.stage().is_some() {
-                        return fail(format!("`{name}` is an entry point and cannot be called"));
-                    }
-                    if f.params.len() != args.len() {
-                        return fail(format!(
-                            "`{name}` takes {} argument(s), {} given",
-                            f.params.len(),
-                            args.len()
-                        ));
-                    }
-                } else if !names::is_intrinsic(name) {
-                    return fail(format!("`{name}` is not a function or intrinsic"));
-                }
-                args.iter().try_for_each(|a| self.expr(a, s))
-            }
-            ExprKind::StaticCall {
-                ty, method, args, ..
-            } => {
-                if ty != "HitObject" || !names::HIT_OBJECT_STATICS.contains(&method.as_str()) {
-                    return fail(format!("`{ty}::{method}` is not a known static function"));
-                }
-                args.iter().try_for_each(|a| self.expr(a, s))
-            }
-            ExprKind::MethodCall {
-                receiver,
-                method,
-                args,
-                ..
-            } => {
-                if !names::HIT_OBJECT_METHODS.contains(&method.as_str())
-                    && !names::RAY_QUERY_METHODS.contains(&method.as_str())
-                {
-                    return fail(format!("`{method}` is not a HitObject or RayQuery method"));
-                }
-                self.expr(receiver, s)?;
-                args.iter().try_for_each(|a| self.expr(a, s))
-            }
-            ExprKind::Construct(_, args) => args.iter().try_for_each(|a| self.expr(a, s)),
-            ExprKind::Cast(_, x) | ExprKind::Unary(_, x) | ExprKind::IncDec { target: x, .. } => {
-                self.expr(x, s)
-            }
-            ExprKind::Ternary(a, b, c) => {
-                self.expr(a, s)?;
-                self.expr(b, s)?;
-                self.expr(c, s)
-            }
-        }
-    }
 }

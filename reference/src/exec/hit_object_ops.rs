@@ -71,42 +71,19 @@ impl<'a> Thread<'a> {
         _template: Option<&'a Type>,
         args: &'a [Expr],
     ) -> Ex<Value> {
+        // The operand count is the signature's (checked when the program
+        // was built: `ser_lang::signatures`).
         self.hit_object_stage(ty, method)?;
-        let arity = |n: usize| -> Ex<()> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                fault(
-                    FaultCode::Unsupported,
-                    format!(
-                        "`HitObject::{method}` takes {n} argument(s), {} given",
-                        args.len()
-                    ),
-                )
-            }
-        };
         match method {
             "TraceRay" => self.hit_object_trace_ray(args),
-            "Invoke" => {
-                arity(2)?;
-                self.hit_object_invoke(args)
-            }
+            "Invoke" => self.hit_object_invoke(args),
             // `ser.hit_object.make_nop.neither_hit_nor_miss`
-            "MakeNop" => {
-                arity(0)?;
-                Ok(Value::HitObject(Box::new(HitObject::Nop)))
-            }
+            "MakeNop" => Ok(Value::HitObject(Box::new(HitObject::Nop))),
             "MakeMiss" | "MakeMissMotion" => self.make_miss(method, args),
             // `(q)`, `(q, attributes)` (the proposal revisions) and
             // `(q, hitKind, attributes)` (Shader Model 6.9,
             // `sm69.hit_object.from_ray_query.hit_kind_and_attributes_overload_for_procedural`).
             "FromRayQuery" => {
-                if args.is_empty() || args.len() > 3 {
-                    return fault(
-                        FaultCode::Unsupported,
-                        "`HitObject::FromRayQuery` takes a RayQuery, optionally a hit kind, and attributes",
-                    );
-                }
                 let hit_kind = match args.len() {
                     3 => Some(self.uint_arg(&args[1], "the committed custom hit kind")?),
                     _ => None,
@@ -144,16 +121,6 @@ impl<'a> Thread<'a> {
     /// `glsl_nv.hit_object_record_miss_motion.same_as_record_miss`).
     fn make_miss(&mut self, method: &str, args: &'a [Expr]) -> Ex<Value> {
         let motion = method == "MakeMissMotion";
-        let n = 3 + usize::from(motion);
-        if args.len() != n {
-            return fault(
-                FaultCode::Unsupported,
-                format!(
-                    "`HitObject::{method}` takes {n} argument(s), {} given",
-                    args.len()
-                ),
-            );
-        }
         let flags = self.uint_arg(&args[0], "the ray flags")?;
         let miss = self.uint_arg(&args[1], "the miss shader index")?;
         let desc = self.eval(&args[2])?;
@@ -450,7 +417,7 @@ impl<'a> Thread<'a> {
         let void = Value::void();
         Ok(match method {
             "TraceRayInline" => {
-                if args.len() != 4 || args[0] != super::expr::acceleration_structure() {
+                if args[0] != super::expr::acceleration_structure() {
                     return fault(
                         FaultCode::Unsupported,
                         "`TraceRayInline` takes (acceleration structure, flags, mask, ray)",

@@ -42,20 +42,12 @@ fn round_to_integer(s: &Scalar, f: fn(f64) -> f64, ch: &mut dyn Chooser) -> Scal
     Scalar::float(pick as f32).taint_from(&[s])
 }
 
+/// An arithmetic intrinsic on its evaluated operands, as many as its
+/// signature takes (`ser_lang::signatures`, checked when the program was
+/// built).
 pub fn call(name: &str, args: Vec<Value>, ch: &mut dyn Chooser) -> Result<Value, Fault> {
-    let arity = |n: usize| -> Result<(), Fault> {
-        if args.len() == n {
-            Ok(())
-        } else {
-            unsupported(format!(
-                "`{name}` takes {n} argument(s), {} given",
-                args.len()
-            ))
-        }
-    };
     match name {
         "asuint" | "asint" | "asfloat" => {
-            arity(1)?;
             let to = match name {
                 "asuint" => ScalarType::Uint,
                 "asint" => ScalarType::Int,
@@ -74,24 +66,20 @@ pub fn call(name: &str, args: Vec<Value>, ch: &mut dyn Chooser) -> Result<Value,
                 Ok(out)
             })
         }
-        "abs" => {
-            arity(1)?;
-            map_scalars(&args[0], |s| {
-                Ok(match s.ty {
-                    ScalarType::Float => Scalar {
-                        bits: s.bits & 0x7FFF_FFFF,
-                        ..s.clone()
-                    },
-                    ScalarType::Int => Scalar {
-                        bits: (s.bits as i32).wrapping_abs() as u32,
-                        ..s.clone()
-                    },
-                    _ => s.clone(),
-                })
+        "abs" => map_scalars(&args[0], |s| {
+            Ok(match s.ty {
+                ScalarType::Float => Scalar {
+                    bits: s.bits & 0x7FFF_FFFF,
+                    ..s.clone()
+                },
+                ScalarType::Int => Scalar {
+                    bits: (s.bits as i32).wrapping_abs() as u32,
+                    ..s.clone()
+                },
+                _ => s.clone(),
             })
-        }
+        }),
         "min" | "max" => {
-            arity(2)?;
             let pick_first = |a: &Value, b: &Value, ch: &mut dyn Chooser| -> Result<Value, Fault> {
                 let op = if name == "min" {
                     BinaryOp::Lt
@@ -117,12 +105,10 @@ pub fn call(name: &str, args: Vec<Value>, ch: &mut dyn Chooser) -> Result<Value,
             pick_first(&args[0], &args[1], ch)
         }
         "clamp" => {
-            arity(3)?;
             let lo = call("max", vec![args[0].clone(), args[1].clone()], ch)?;
             call("min", vec![lo, args[2].clone()], ch)
         }
         "floor" | "ceil" => {
-            arity(1)?;
             let f = if name == "floor" {
                 f64::floor
             } else {
@@ -130,29 +116,25 @@ pub fn call(name: &str, args: Vec<Value>, ch: &mut dyn Chooser) -> Result<Value,
             };
             map_scalars(&args[0], |s| Ok(round_to_integer(s, f, ch)))
         }
-        "sqrt" => {
-            arity(1)?;
-            map_scalars(&args[0], |s| {
-                let v = s.f32() as f64;
-                if v < 0.0 {
-                    return Ok(Scalar::unspecified(
-                        ScalarType::Float,
-                        "sqrt of a negative number",
-                    ));
-                }
-                Ok(inexact(
-                    v.sqrt(),
-                    if v > 0.0 {
-                        s.err / (2.0 * v.sqrt())
-                    } else {
-                        s.err.sqrt()
-                    },
-                    &[s],
-                ))
-            })
-        }
+        "sqrt" => map_scalars(&args[0], |s| {
+            let v = s.f32() as f64;
+            if v < 0.0 {
+                return Ok(Scalar::unspecified(
+                    ScalarType::Float,
+                    "sqrt of a negative number",
+                ));
+            }
+            Ok(inexact(
+                v.sqrt(),
+                if v > 0.0 {
+                    s.err / (2.0 * v.sqrt())
+                } else {
+                    s.err.sqrt()
+                },
+                &[s],
+            ))
+        }),
         "dot" => {
-            arity(2)?;
             let (a, b) = (floats(&args[0]), floats(&args[1]));
             if a.len() != b.len() {
                 return unsupported("dot of vectors of different lengths");
@@ -167,7 +149,6 @@ pub fn call(name: &str, args: Vec<Value>, ch: &mut dyn Chooser) -> Result<Value,
             Ok(Value::Scalar(dot(&a, &b)))
         }
         "cross" => {
-            arity(2)?;
             let (a, b) = (floats(&args[0]), floats(&args[1]));
             if a.len() != 3 || b.len() != 3 {
                 return unsupported("cross takes two 3-vectors");
@@ -178,43 +159,31 @@ pub fn call(name: &str, args: Vec<Value>, ch: &mut dyn Chooser) -> Result<Value,
             Ok(Value::Vector(vec![c(1, 2), c(2, 0), c(0, 1)]))
         }
         "length" => {
-            arity(1)?;
             let a = floats(&args[0]);
             let d = dot(&a, &a);
             call("sqrt", vec![Value::Scalar(d)], ch)
         }
         "normalize" => {
-            arity(1)?;
             let len = call("length", vec![args[0].clone()], ch)?;
             ops::binary(BinaryOp::Div, &args[0], &len, ch)
         }
-        "mul" => {
-            arity(2)?;
-            mul(&args[0], &args[1])
-        }
-        "transpose" => {
-            arity(1)?;
-            match &args[0] {
-                Value::Matrix { rows, cols, elems } => Ok(Value::Matrix {
-                    rows: *cols,
-                    cols: *rows,
-                    elems: (0..*cols as usize)
-                        .flat_map(|c| {
-                            (0..*rows as usize).map(move |r| elems[r * *cols as usize + c].clone())
-                        })
-                        .collect(),
-                }),
-                other => unsupported(format!("transpose of {}", other.type_name())),
-            }
-        }
-        "countbits" => {
-            arity(1)?;
-            map_scalars(&args[0], |s| {
-                Ok(Scalar::uint(s.bits.count_ones()).taint_from(&[s]))
-            })
-        }
+        "mul" => mul(&args[0], &args[1]),
+        "transpose" => match &args[0] {
+            Value::Matrix { rows, cols, elems } => Ok(Value::Matrix {
+                rows: *cols,
+                cols: *rows,
+                elems: (0..*cols as usize)
+                    .flat_map(|c| {
+                        (0..*rows as usize).map(move |r| elems[r * *cols as usize + c].clone())
+                    })
+                    .collect(),
+            }),
+            other => unsupported(format!("transpose of {}", other.type_name())),
+        },
+        "countbits" => map_scalars(&args[0], |s| {
+            Ok(Scalar::uint(s.bits.count_ones()).taint_from(&[s]))
+        }),
         "all" | "any" => {
-            arity(1)?;
             let c = args[0].components();
             let truths: Vec<bool> = c.iter().map(|s| s.truth(ch)).collect();
             let r = if name == "all" {

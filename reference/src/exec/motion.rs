@@ -6,8 +6,7 @@
 //! instances at it (`crate::traversal::motion`).
 
 use super::place::Place;
-use super::thread::{fault, Ex, Thread};
-use crate::outcome::FaultCode;
+use super::thread::{Ex, Thread};
 use crate::ray::{Ray, RayTime, TraceParams};
 use crate::value::{Scalar, Value};
 use ser_lang::ast::{Expr, ScalarType};
@@ -49,12 +48,6 @@ impl<'a> Thread<'a> {
         args: &'a [Expr],
         what: &str,
     ) -> Ex<(TraceParams, Ray, Place<'a>)> {
-        if args.len() != 9 {
-            return fault(
-                FaultCode::Unsupported,
-                format!("`{what}` takes 9 arguments, {} given", args.len()),
-            );
-        }
         let (params, mut ray, place) = self.trace_operands(&args[..7], &args[8], what)?;
         ray.time = RayTime::Traced(self.time_arg(&args[7])?);
         Ok((params, ray, place))

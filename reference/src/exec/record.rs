@@ -34,16 +34,7 @@ impl<'a> Thread<'a> {
     pub(super) fn record_hit(&mut self, method: &str, args: &'a [Expr]) -> Ex<Value> {
         let with_index = method.starts_with("MakeHitWithIndex");
         let motion = method.ends_with("Motion");
-        let n = if with_index { 8 } else { 9 } + usize::from(motion);
-        if args.len() != n {
-            return fault(
-                FaultCode::Unsupported,
-                format!(
-                    "`HitObject::{method}` takes {n} operands, {} given",
-                    args.len()
-                ),
-            );
-        }
+        let n = args.len();
         self.check_scene_operand(&args[0], method)?;
         let instance = self.uint_arg(&args[1], "the instance index")?;
         let primitive = self.uint_arg(&args[2], "the primitive index")?;
@@ -94,12 +85,6 @@ impl<'a> Thread<'a> {
     /// says nothing of a query without a committed hit, so the reference
     /// does not run one.
     pub(super) fn record_from_query(&mut self, args: &'a [Expr]) -> Ex<Value> {
-        if !(3..=4).contains(&args.len()) {
-            return fault(
-                FaultCode::Unsupported,
-                "`HitObject::RecordFromQuery` takes (query, record index, attributes[, hit kind])",
-            );
-        }
         let q = self.ray_query_arg(&args[0], "HitObject::RecordFromQuery")?;
         let record = self.uint_arg(&args[1], "the record index")?;
         let attributes = self.eval(&args[2])?;
@@ -125,12 +110,6 @@ impl<'a> Thread<'a> {
     /// (`glsl_ext.hit_object_reorder_execute.equivalent_sequence`,
     /// `glsl_ext.hit_object_reorder_execute_hint.equivalent_sequence`).
     pub(super) fn reorder_execute(&mut self, args: &'a [Expr]) -> Ex<Value> {
-        if args.len() != 2 && args.len() != 4 {
-            return fault(
-                FaultCode::Unsupported,
-                "`HitObject::ReorderExecute` takes (hit, payload) or (hit, hint, bits, payload)",
-            );
-        }
         let (operands, payload) = args.split_at(args.len() - 1);
         let name = self.w.options.profile.reorder_intrinsic();
         self.check_reorder_stage(name)?;

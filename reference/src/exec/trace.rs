@@ -6,6 +6,7 @@ use super::paq::Call;
 use super::place::Place;
 use super::sched::ReorderPoint;
 use super::thread::{fault, Ex, Exit, Probe, System, Termination, Thread, WriteRecord};
+use crate::choice::Chooser;
 use crate::hit_object::{Hit, HitObject, Miss};
 use crate::mutation::{self, Mutation};
 use crate::outcome::{Fault, FaultCode};
@@ -31,6 +32,12 @@ pub(super) struct TraceState {
     pub end: bool,
     /// The AABB candidate whose intersection shader is running.
     pub current: Option<Candidate>,
+    /// Whether the committed generated hit shows the attributes of later
+    /// reports of its intersection shader that did not commit, once chosen
+    /// ([`crate::Profile::later_attributes_may_show`]).
+    pub later_attributes: Option<bool>,
+    /// Hits committed so far.
+    pub commits: u32,
 }
 
 impl<'a> Thread<'a> {
@@ -65,12 +72,6 @@ impl<'a> Thread<'a> {
     /// Evaluates `(Scene, flags, mask, contribution, multiplier, miss,
     /// ray, payload)`; the payload must be a place.
     fn trace_args(&mut self, args: &'a [Expr], what: &str) -> Ex<(TraceParams, Ray, Place<'a>)> {
-        if args.len() != 8 {
-            return fault(
-                FaultCode::Unsupported,
-                format!("`{what}` takes 8 arguments, {} given", args.len()),
-            );
-        }
         self.trace_operands(&args[..7], &args[7], what)
     }
 
@@ -319,6 +320,8 @@ impl<'a> Thread<'a> {
             payload,
             end: false,
             current: None,
+            later_attributes: None,
+            commits: 0,
         });
         let any_hit = |c: &Candidate| {
             w.table
@@ -573,6 +576,8 @@ impl<'a> Thread<'a> {
                 hit_kind,
                 attributes,
             });
+            state.later_attributes = None;
+            state.commits += 1;
         }
         // `vk.closest_hit.terminate_on_first_hit`
         if end || accept_first {
@@ -689,12 +694,6 @@ impl<'a> Thread<'a> {
                 "`ReportHit` is available only in intersection shaders",
             );
         }
-        if args.len() != 3 {
-            return fault(
-                FaultCode::Unsupported,
-                "`ReportHit` takes (t, hit kind, attributes)",
-            );
-        }
         let t = self
             .scalar_arg(&args[0])?
             .convert(ScalarType::Float, &mut self.log);
@@ -732,13 +731,20 @@ impl<'a> Thread<'a> {
             &mut self.log,
             "a reported hit within implementation precision of tmin or tmax",
         ) {
+            self.rejected_attributes(&c, attributes);
             return Ok(Value::boolean(false));
         }
         if let Some(probe) = &mut self.probe {
             probe.reported = true;
             return Ok(Value::boolean(false));
         }
-        let confirmed = self.confirm(c, t, Scalar::uint(kind), attributes)?;
+        let commits = self.traces.last().expect("tracing").commits;
+        let written = attributes.clone();
+        let confirmed = self.confirm(c.clone(), t, Scalar::uint(kind), attributes)?;
+        if self.traces.last().expect("tracing").commits == commits {
+            // Confirmed but not closer, or ignored: not this report's hit.
+            self.rejected_attributes(&c, written);
+        }
         let state = self.traces.last().expect("tracing");
         let (end, new_tmax) = (state.end, state.tmax);
         // The intersection shader sees the new closest hit's t.
@@ -751,6 +757,37 @@ impl<'a> Thread<'a> {
         Ok(Value::boolean(confirmed))
     }
 
+    /// A report that did not commit (outside the ray's interval, ignored,
+    /// or not the closest) wrote its attributes all the same. Where the profile leaves open whether a hit its intersection
+    /// shader committed earlier shows them
+    /// ([`crate::Profile::later_attributes_may_show`]), either reading is
+    /// legal, once for the hit: it keeps the attributes it was reported
+    /// with, or it shows the last ones written (every later rejected
+    /// report's, as one variable would).
+    fn rejected_attributes(&mut self, c: &Candidate, attributes: Value) {
+        if !self.w.options.profile.later_attributes_may_show() {
+            return;
+        }
+        let state = self.traces.last().expect("tracing");
+        if !state.committed.as_ref().is_some_and(|k| k.candidate == *c) {
+            return;
+        }
+        let later = match state.later_attributes {
+            Some(later) => later,
+            None => {
+                self.log.choose(
+                    2,
+                    "whether a committed generated hit shows the attributes later rejected reports wrote",
+                ) == 1
+            }
+        };
+        let state = self.traces.last_mut().expect("tracing");
+        state.later_attributes = Some(later);
+        if let (true, Some(k)) = (later, &mut state.committed) {
+            k.attributes = attributes;
+        }
+    }
+
     /// `CallShader(index, params)`: the callable shader of a callable
     /// record, between reorder points (`ser.reorder_point.list.call_shader_transitions`).
     pub fn call_shader(&mut self, args: &'a [Expr]) -> Ex<Value> {
@@ -761,12 +798,6 @@ impl<'a> Thread<'a> {
             return fault(
                 FaultCode::InvalidStage,
                 format!("`CallShader` in a {} shader", self.stage().name()),
-            );
-        }
-        if args.len() != 2 {
-            return fault(
-                FaultCode::Unsupported,
-                "`CallShader` takes (index, parameters)",
             );
         }
         let index = self.uint_arg(&args[0], "the callable shader index")?;

@@ -7,6 +7,7 @@
 use super::constant;
 use crate::program::Program;
 use ser_lang::ast::*;
+use ser_lang::signatures::{self, Callee, Operand};
 use ser_lang::Span;
 use std::collections::{HashMap, HashSet};
 
@@ -167,64 +168,82 @@ pub fn root_name(e: &Expr) -> Option<&str> {
 }
 
 /// The places an expression writes: assignment targets, `out`/`inout`
-/// arguments of functions, payloads and call parameters of the calls that
-/// take them inout, `InterlockedAdd`'s original value, and the receivers of
-/// methods (some of which change them).
+/// arguments of functions, the operands a built-in's signature says it
+/// writes (payloads and call parameters, `out` operands), and the receivers
+/// of methods (some of which change them).
 fn written_by<'e>(program: &Program, e: &'e Expr) -> Vec<&'e Expr> {
-    if let Some(payload) = payload_operand(e) {
-        return vec![payload];
-    }
     match &e.kind {
         ExprKind::Assign(_, lhs, _) => vec![lhs],
         ExprKind::IncDec { target, .. } => vec![target],
-        ExprKind::MethodCall {
-            receiver,
-            method,
-            args,
-            template,
-        } => match (method.as_str(), args.as_slice()) {
-            // The `out` operand of Shader Model 6.9's GetAttributes and of
-            // GL_EXT's triangle vertex getter.
-            ("GetAttributes", [out]) if template.is_none() => vec![receiver, out],
-            ("GetTriangleVertexPositions", [out]) => vec![receiver, out],
-            _ => vec![receiver],
+        ExprKind::MethodCall { receiver, .. } => {
+            let mut out = vec![&**receiver];
+            out.extend(written_operands(e));
+            out
+        }
+        ExprKind::Call { name, args } => match program.function(name) {
+            Some(f) => f
+                .params
+                .iter()
+                .zip(args)
+                .filter(|(p, _)| matches!(p.mode, ParamMode::Out | ParamMode::InOut))
+                .map(|(_, a)| a)
+                .collect(),
+            None => written_operands(e),
         },
-        ExprKind::Call { name, args } => match name.as_str() {
-            "CallShader" => args.get(1).into_iter().collect(),
-            "InterlockedAdd" => args.get(2).into_iter().collect(),
-            _ => match program.function(name) {
-                Some(f) => f
-                    .params
-                    .iter()
-                    .zip(args)
-                    .filter(|(p, _)| matches!(p.mode, ParamMode::Out | ParamMode::InOut))
-                    .map(|(_, a)| a)
-                    .collect(),
-                None => Vec::new(),
-            },
-        },
-        _ => Vec::new(),
+        _ => written_operands(e),
     }
 }
 
-/// The payload operand of a call that takes one: `TraceRay`,
-/// `HitObject::TraceRay`, `HitObject::Invoke`, GL_EXT's reorder-and-execute
-/// forms and the motion traces.
-pub fn payload_operand(e: &Expr) -> Option<&Expr> {
-    match &e.kind {
-        ExprKind::Call { name, args } if name == "TraceRay" => args.get(7),
-        ExprKind::Call { name, args } if name == "TraceRayMotion" => args.get(8),
+/// The overload of the built-in a call is, and its operands.
+fn built_in(e: &Expr) -> Option<(&'static signatures::Overload, &[Expr])> {
+    let (callee, name, template, args) = match &e.kind {
+        ExprKind::Call { name, args } => (Callee::Free, name, None, args),
         ExprKind::StaticCall {
-            ty, method, args, ..
-        } if ty == "HitObject" => match method.as_str() {
-            "TraceRay" => args.get(7),
-            "Invoke" => args.get(1),
-            "ReorderExecute"
-            | "TraceReorderExecute"
-            | "TraceRayMotion"
-            | "TraceMotionReorderExecute" => args.last(),
-            _ => None,
-        },
-        _ => None,
+            ty,
+            method,
+            template,
+            args,
+        } if ty == "HitObject" => (Callee::HitObjectStatic, method, template.as_ref(), args),
+        ExprKind::MethodCall {
+            method,
+            template,
+            args,
+            ..
+        } => (
+            crate::program::typing::method_callee(None, method),
+            method,
+            template.as_ref(),
+            args,
+        ),
+        _ => return None,
+    };
+    let overload = signatures::lookup(callee, name)?.overload(args.len(), template.is_some())?;
+    Some((overload, args))
+}
+
+/// The operands a built-in call writes, by its signature: its payload (or
+/// callable parameter) and its `out` operands.
+fn written_operands(e: &Expr) -> Vec<&Expr> {
+    let Some((overload, args)) = built_in(e) else {
+        return Vec::new();
+    };
+    overload
+        .params
+        .iter()
+        .zip(args)
+        .filter(|(p, _)| matches!(p.operand, Operand::Payload | Operand::Out))
+        .map(|(_, a)| a)
+        .collect()
+}
+
+/// The payload operand of a call that takes one (`TraceRay`,
+/// `HitObject::TraceRay`, `HitObject::Invoke`, GL_EXT's reorder-and-execute
+/// forms, the motion traces), by its signature. `CallShader`'s parameter is
+/// a callable parameter, not a payload.
+pub fn payload_operand(e: &Expr) -> Option<&Expr> {
+    if matches!(&e.kind, ExprKind::Call { name, .. } if name == "CallShader") {
+        return None;
     }
+    let (overload, args) = built_in(e)?;
+    args.get(signatures::payload_index(overload)?)
 }

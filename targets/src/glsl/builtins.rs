@@ -120,14 +120,6 @@ pub(crate) fn transform(mat4x3: String, rows: u8) -> Code {
 }
 
 impl Emitter<'_> {
-    pub(super) fn arity(name: &str, args: &[Expr], n: &[usize]) -> Result<(), Unsupported> {
-        if n.contains(&args.len()) {
-            Ok(())
-        } else {
-            unsupported(format!("`{name}` with {} arguments", args.len()))
-        }
-    }
-
     /// Arguments converted to one common type (of at least `min` rank).
     fn unify(&mut self, args: &[Expr], float: bool) -> Result<(Vec<String>, Type), Unsupported> {
         let mut codes = Vec::new();
@@ -153,12 +145,10 @@ impl Emitter<'_> {
 
     pub fn intrinsic(&mut self, name: &str, args: &[Expr]) -> Result<Code, Unsupported> {
         if let Some((code, t)) = system_value(name) {
-            Self::arity(name, args, &[0])?;
             return Ok((code.to_string(), t));
         }
         match name {
             "asuint" | "asint" | "asfloat" => {
-                Self::arity(name, args, &[1])?;
                 let (c, t) = self.expr(&args[0])?;
                 let to = match name {
                     "asuint" => ScalarType::Uint,
@@ -182,7 +172,6 @@ impl Emitter<'_> {
                 Ok((format!("{f}({c})"), rt))
             }
             "abs" => {
-                Self::arity(name, args, &[1])?;
                 let (c, t) = self.unify(args, false)?;
                 if scalar_of(&t) == Some(ScalarType::Uint) {
                     return Ok((c[0].clone(), t));
@@ -190,7 +179,6 @@ impl Emitter<'_> {
                 Ok((format!("abs({})", c[0]), t))
             }
             "min" | "max" | "clamp" => {
-                Self::arity(name, args, if name == "clamp" { &[3] } else { &[2] })?;
                 let (c, t) = self.unify(args, false)?;
                 if matches!(t, Type::Matrix(..)) {
                     return unsupported(format!("`{name}` of matrices"));
@@ -198,7 +186,6 @@ impl Emitter<'_> {
                 Ok((format!("{name}({})", c.join(", ")), t))
             }
             "floor" | "ceil" | "sqrt" | "normalize" | "length" => {
-                Self::arity(name, args, &[1])?;
                 let (c, t) = self.unify(args, true)?;
                 if matches!(t, Type::Matrix(..)) {
                     return unsupported(format!("`{name}` of a matrix"));
@@ -207,7 +194,6 @@ impl Emitter<'_> {
                 Ok((format!("{name}({})", c[0]), t))
             }
             "dot" | "cross" => {
-                Self::arity(name, args, &[2])?;
                 let (c, t) = self.unify(args, false)?;
                 if scalar_of(&t) != Some(ScalarType::Float) {
                     return unsupported(format!(
@@ -220,12 +206,8 @@ impl Emitter<'_> {
                 let rt = if name == "dot" { FLOAT } else { t };
                 Ok((format!("{name}({}, {})", c[0], c[1]), rt))
             }
-            "mul" => {
-                Self::arity(name, args, &[2])?;
-                self.mul(&args[0], &args[1])
-            }
+            "mul" => self.mul(&args[0], &args[1]),
             "transpose" => {
-                Self::arity(name, args, &[1])?;
                 let (c, t) = self.expr(&args[0])?;
                 match t {
                     Type::Matrix(s, r, cc) => {
@@ -235,14 +217,12 @@ impl Emitter<'_> {
                 }
             }
             "countbits" => {
-                Self::arity(name, args, &[1])?;
                 let (c, t) = self.expr(&args[0])?;
                 let ut = with_scalar(&t, ScalarType::Uint);
                 let c = convert(c, &t, &ut)?;
                 Ok((format!("{}(bitCount({c}))", glsl_type(&ut)?), ut))
             }
             "all" | "any" => {
-                Self::arity(name, args, &[1])?;
                 let (c, t) = self.expr(&args[0])?;
                 match &t {
                     Type::Scalar(_) => Ok((convert(c, &t, &BOOL)?, BOOL)),
@@ -254,7 +234,6 @@ impl Emitter<'_> {
                 }
             }
             "WaveGetLaneIndex" | "WaveGetLaneCount" | "WaveIsFirstLane" => {
-                Self::arity(name, args, &[0])?;
                 self.uses.subgroup_basic = true;
                 Ok(match name {
                     "WaveGetLaneIndex" => ("gl_SubgroupInvocationID".into(), UINT),
@@ -263,7 +242,6 @@ impl Emitter<'_> {
                 })
             }
             "WaveActiveBallot" | "WaveActiveCountBits" => {
-                Self::arity(name, args, &[1])?;
                 self.uses.subgroup_ballot = true;
                 let b = self.cond(&args[0])?;
                 if name == "WaveActiveBallot" {
@@ -276,7 +254,6 @@ impl Emitter<'_> {
                 }
             }
             "WaveActiveSum" | "WaveReadLaneFirst" | "WaveActiveAllEqual" => {
-                Self::arity(name, args, &[1])?;
                 let (c, t) = self.expr(&args[0])?;
                 if !matches!(t, Type::Scalar(_) | Type::Vector(..))
                     || (name == "WaveActiveSum" && scalar_of(&t) == Some(ScalarType::Bool))
@@ -301,19 +278,12 @@ impl Emitter<'_> {
                     }
                 }
             }
-            "DeviceMemoryBarrier" => {
-                Self::arity(name, args, &[0])?;
-                Ok(("memoryBarrierBuffer()".into(), Type::Void))
-            }
-            "Barrier" => {
-                Self::arity(name, args, &[2])?;
-                match const_u32(&args[1]) {
-                    Some(sem) if sem & 1 == 0 => Ok(("memoryBarrierBuffer()".into(), Type::Void)),
-                    _ => unsupported("`Barrier` with GROUP_SYNC or non-constant flags"),
-                }
-            }
+            "DeviceMemoryBarrier" => Ok(("memoryBarrierBuffer()".into(), Type::Void)),
+            "Barrier" => match const_u32(&args[1]) {
+                Some(sem) if sem & 1 == 0 => Ok(("memoryBarrierBuffer()".into(), Type::Void)),
+                _ => unsupported("`Barrier` with GROUP_SYNC or non-constant flags"),
+            },
             "InterlockedAdd" => {
-                Self::arity(name, args, &[2, 3])?;
                 if self.vector_buffer_root(&args[0]) {
                     return unsupported(
                         "`InterlockedAdd` on a component of a vector buffer element",
@@ -340,7 +310,6 @@ impl Emitter<'_> {
             }
             "TraceRay" | "TraceRayMotion" => {
                 let motion = self.motion(name);
-                Self::arity(name, args, &[8 + usize::from(motion)])?;
                 let mut call = self.trace_args(args)?;
                 if motion {
                     call.push_str(&format!(", {}", self.expr_as(&args[7], &FLOAT)?));
@@ -358,7 +327,6 @@ impl Emitter<'_> {
                 Ok((String::new(), Type::Void))
             }
             "CallShader" => {
-                Self::arity(name, args, &[2])?;
                 let i = self.expr_as(&args[0], &UINT)?;
                 let (p, pt) = self.payload_place(&args[1])?;
                 let k = self.callable_location(&pt);
@@ -368,7 +336,6 @@ impl Emitter<'_> {
                 Ok((String::new(), Type::Void))
             }
             "ReportHit" => {
-                Self::arity(name, args, &[3])?;
                 if self.stage != Stage::Intersection {
                     return unsupported("`ReportHit` outside an intersection shader");
                 }
@@ -387,7 +354,6 @@ impl Emitter<'_> {
                 Ok((format!("reportIntersectionEXT({t}, {k})"), BOOL))
             }
             "IgnoreHit" | "AcceptHitAndEndSearch" => {
-                Self::arity(name, args, &[0])?;
                 if self.stage != Stage::AnyHit {
                     return unsupported(format!("`{name}` outside an any-hit shader"));
                 }
@@ -399,7 +365,6 @@ impl Emitter<'_> {
                 Ok((s.into(), Type::Void))
             }
             "MaybeReorderThread" | "ReorderThread" => {
-                Self::arity(name, args, &[1, 2, 3])?;
                 self.uses.reorder = true;
                 let mut parts = Vec::new();
                 let mut rest = args;
@@ -547,13 +512,9 @@ impl Emitter<'_> {
             ExprKind::StaticCall {
                 ty, method, args, ..
             } if ty == "HitObject" => match method.as_str() {
-                "MakeNop" => {
-                    Self::arity("HitObject::MakeNop", args, &[0])?;
-                    self.push_pre(format!("hitObjectRecordEmptyNV({target});"))
-                }
+                "MakeNop" => self.push_pre(format!("hitObjectRecordEmptyNV({target});")),
                 "MakeMiss" | "MakeMissMotion" => {
                     let motion = self.motion(method);
-                    Self::arity(method, args, &[3 + usize::from(motion)])?;
                     let miss = self.expr_as(&args[1], &UINT)?;
                     let mut ray = self.ray_operand(&args[2])?;
                     if motion {
@@ -580,13 +541,6 @@ impl Emitter<'_> {
                 | "TraceMotionReorderExecute" => {
                     let motion = self.motion(method);
                     let reorder = method.ends_with("ReorderExecute");
-                    let arities: &[usize] = match (motion, reorder) {
-                        (false, false) => &[8],
-                        (false, true) => &[8, 10],
-                        (true, false) => &[9],
-                        (true, true) => &[11],
-                    };
-                    Self::arity(method, args, arities)?;
                     if reorder && self.spelling != Spelling::Ext {
                         return unsupported(format!("HitObject::{method} is GL_EXT's"));
                     }
@@ -613,7 +567,6 @@ impl Emitter<'_> {
                     let motion = self.motion(method);
                     let with_index = method.starts_with("MakeHitWithIndex");
                     let n = if with_index { 8 } else { 9 } + usize::from(motion);
-                    Self::arity(method, args, &[n])?;
                     if self.spelling != Spelling::Nv {
                         return unsupported(format!("HitObject::{method} is GL_NV's"));
                     }
@@ -659,7 +612,6 @@ impl Emitter<'_> {
         self.uses.reorder = true;
         if method == "Invoke" || method == "ReorderExecute" {
             let invoke = method == "Invoke";
-            Self::arity(method, args, if invoke { &[2] } else { &[2, 4] })?;
             if !invoke && self.spelling != Spelling::Ext {
                 return unsupported("HitObject::ReorderExecute is GL_EXT's");
             }
@@ -758,7 +710,6 @@ impl Emitter<'_> {
                 )
             }
             "SetShaderTableIndex" if self.spelling == Spelling::Ext => {
-                Self::arity(method, args, &[1])?;
                 let i = self.expr_as(&args[0], &UINT)?;
                 self.push_pre(format!(
                     "hitObjectSetShaderBindingTableRecordIndexEXT({h}, {i});"
@@ -769,7 +720,6 @@ impl Emitter<'_> {
                 return unsupported("HitObject::SetShaderTableIndex: no NV equivalent")
             }
             "GetTriangleVertexPositions" if self.spelling == Spelling::Ext => {
-                Self::arity(method, args, &[1])?;
                 let (p, _) = self.expr(&args[0])?;
                 self.push_pre(format!(
                     "hitObjectGetIntersectionTriangleVertexPositionsEXT({h}, {p});"
@@ -780,7 +730,6 @@ impl Emitter<'_> {
             // (`glsl_nv.types.shader_record_buffer.reads_record_data`); the
             // offset is in bytes, each local root constant one word.
             "LoadLocalRootTableConstant" => {
-                Self::arity(method, args, &[1])?;
                 let offset = self.expr_as(&args[0], &UINT)?;
                 self.uses.shader_record = true;
                 return Ok((format!("_ShaderRecord(hitObjectGetShaderRecordBufferHandleNV({h})).data[({offset}) / 4u]"), UINT));

@@ -175,12 +175,6 @@ impl Emitter<'_> {
         args: &[Expr],
     ) -> Result<Code, Unsupported> {
         let (q, template) = self.query_operand(receiver)?;
-        let arity = if method == "TraceRayInline" {
-            4
-        } else {
-            usize::from(method == "CommitProceduralPrimitiveHit")
-        };
-        Self::arity(method, args, &[arity])?;
         let call = |f: &str| format!("{f}({q})");
         Ok(match method {
             // `rayQueryInitializeEXT(q, topLevel, rayFlags, cullMask, origin,
@@ -288,7 +282,6 @@ impl Emitter<'_> {
         args: &[Expr],
     ) -> Result<(), Unsupported> {
         let from = method == "FromRayQuery";
-        Self::arity(method, args, if from { &[1, 2, 3] } else { &[3, 4] })?;
         if self.spelling != Spelling::Ext {
             return unsupported(format!(
                 "HitObject::{method}: GL_NV_shader_invocation_reorder has no record-from-query function (GL_EXT's hitObjectRecordFromQueryEXT)"
