@@ -506,15 +506,15 @@ fn a_backend_that_double_hits_shared_edges_misses_a_recommendation_and_stays_con
     );
 }
 
-/// A backend that writes fixed words to `Out`.
-struct Writes(Vec<u32>);
+/// A backend that writes fixed words to `Out`, under a profile.
+struct Writes(Vec<u32>, Profile);
 
 impl Backend for Writes {
     fn name(&self) -> &str {
         "writes"
     }
     fn profile(&self) -> Profile {
-        Profile::MaybeReorderThread0027
+        self.1
     }
     fn capabilities(&self) -> Vec<String> {
         Vec::new()
@@ -582,8 +582,140 @@ fn a_duplicate_any_hit_or_a_misplaced_ray_still_fails_a_watertight_case() {
             vec![SHARED_EDGE],
         ),
     ] {
-        let r = judge(case(name), &Writes(out.to_vec()));
+        let r = judge(case(name), &Writes(out.to_vec(), Profile::VulkanExt));
         assert_eq!(r.verdict, verdict, "{name} {out:?}: {}", r.message);
         assert_eq!(r.broken_clauses, broken, "{name} {out:?}");
+    }
+}
+
+/// Under the HLSL profiles DXR requires what Vulkan recommends: "A single
+/// ray striking an edge in a scene must report an intersection with only
+/// one of the incident triangles." A double hit or a miss at a shared edge
+/// fails there, breaking DXR's clauses as well as citing Vulkan's.
+#[test]
+fn a_double_hit_fails_under_the_hlsl_profiles() {
+    let dir = watertight_cases("watertight_hlsl");
+    let cases = load_dir(&dir);
+    let case = cases
+        .iter()
+        .flatten()
+        .find(|c| c.id == "traversal/watertight/shared_edge_exactly_one")
+        .unwrap();
+    for profile in [
+        Profile::MaybeReorderThread0027,
+        Profile::ReorderThread0027,
+        Profile::Sm69,
+    ] {
+        for out in [[2, 1, 0], [0, 0xDEAD_BEEF, 0]] {
+            let r = judge(case, &Writes(out.to_vec(), profile));
+            assert_eq!(r.verdict, Verdict::Fail, "{profile} {out:?}: {}", r.message);
+            assert_eq!(
+                r.broken_clauses,
+                [
+                    "dxr.triangle_intersection.edge_one_incident_triangle",
+                    "dxr.triangle_intersection.watertight_no_gaps",
+                    SHARED_EDGE
+                ],
+                "{profile} {out:?}"
+            );
+        }
+    }
+    for profile in [Profile::VulkanNv, Profile::VulkanExt] {
+        let r = judge(case, &Writes(vec![2, 1, 0], profile));
+        assert_eq!(r.verdict, Verdict::Warning, "{profile}: {}", r.message);
+    }
+}
+
+/// A compiler's backend that answers every case with one output.
+struct Answers(Output, Profile);
+
+impl Backend for Answers {
+    fn name(&self) -> &str {
+        "answers"
+    }
+    fn profile(&self) -> Profile {
+        self.1
+    }
+    fn capabilities(&self) -> Vec<String> {
+        vec!["validation".into(), "shader_execution_reorder".into()]
+    }
+    fn run(&self, _: &Case) -> Result<Execution, BackendError> {
+        Ok(Execution {
+            output: self.0.clone(),
+            legal: None,
+        })
+    }
+}
+
+fn suite_case(id: &str) -> Case {
+    load_dir(&ser_tests::cases_dir())
+        .into_iter()
+        .flatten()
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no case {id}"))
+}
+
+/// A diagnostic that only `should` clauses require (DXIL's validation
+/// warnings: "If num coherence hint bits from LSB is constant, validate
+/// that it is less than or equal to 32") is a recommendation: a compiler
+/// that stays silent has not met it, which does not count against it, and
+/// `compiled` is judged as `diagnostics: []`. A required error missing, or
+/// a diagnostic the case does not expect, still fails.
+#[test]
+fn a_missing_should_diagnostic_is_a_recommendation_and_compiled_is_no_diagnostics() {
+    use ser_reference::validate::{DiagCode, Diagnostic, Severity};
+    let warning = suite_case("validate/operands/hint_bits_literal_over");
+    let silent = [
+        Output::Diagnostics(Vec::new()),
+        Output::Compiled {
+            output: "module".into(),
+            invalid: None,
+        },
+    ];
+    for output in silent.clone() {
+        let r = judge(&warning, &Answers(output, Profile::MaybeReorderThread0027));
+        assert_eq!(r.verdict, Verdict::Warning, "{}", r.message);
+        assert_eq!(
+            r.broken_clauses,
+            ["ser.dxil.maybereorderthread.warn_num_bits_le_32"]
+        );
+        assert!(
+            r.message.contains("missing warning `hint_bits`"),
+            "{}",
+            r.message
+        );
+    }
+    let other = Diagnostic {
+        code: DiagCode::PayloadType,
+        severity: Severity::Error,
+        clause: String::new(),
+        message: "x".into(),
+        within: "RayGen".into(),
+        span: Default::default(),
+    };
+    let r = judge(
+        &warning,
+        &Answers(
+            Output::Diagnostics(vec![other]),
+            Profile::MaybeReorderThread0027,
+        ),
+    );
+    assert_eq!(r.verdict, Verdict::Fail, "{}", r.message);
+    let error = suite_case("validate/stages/hit_object_array_variable_in_anyhit");
+    for output in silent {
+        let r = judge(&error, &Answers(output, Profile::MaybeReorderThread0027));
+        assert_eq!(r.verdict, Verdict::Fail, "{}", r.message);
+    }
+    // A control whose warning is optional passes either way.
+    let optional = suite_case("validate/operands/trace_ray_flags_skip_triangles_cull_front_sm69");
+    for output in [
+        Output::Diagnostics(Vec::new()),
+        Output::Compiled {
+            output: "module".into(),
+            invalid: None,
+        },
+    ] {
+        let r = judge(&optional, &Answers(output, Profile::Sm69));
+        assert_eq!(r.verdict, Verdict::Pass, "{}", r.message);
     }
 }

@@ -144,7 +144,7 @@ impl<'a> Citation<'a> {
             .ties
             .iter()
             .map(|t| t.clause.as_str())
-            .filter(|c| !broken.contains(c))
+            .filter(|c| !broken.contains(c) && self.holds(c))
             .collect();
         let owned = |set: BTreeSet<&str>| set.into_iter().map(str::to_string).collect();
         (owned(broken), owned(kept))
