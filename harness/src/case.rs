@@ -177,6 +177,7 @@ pub enum ExpectSpec {
     /// The contents of every output buffer, element by element. An element
     /// is a number (exact), `"0x..."` (exact bits), `"unspecified"`,
     /// `{"any_of": [...]}`, `{"approx": x, "tolerance": t}`,
+    /// `{"approx": x, "ulps": n}`,
     /// `{"bits": "0x..."}`, a list of components for vector elements, or
     /// `{"repeat": element, "count": n}` for n equal elements.
     Buffers(BTreeMap<String, Vec<serde_json::Value>>),

@@ -20,6 +20,10 @@ pub enum Expect {
     /// A float within `tolerance` of `value`: where the spec leaves precision
     /// to the implementation.
     Approx { value: f64, tolerance: f64 },
+    /// A float within `ulps` units in the last place of `value` (as the
+    /// offload-test-suite's `BufferFloatULP` and the Vulkan CTS's ULP
+    /// thresholds): a ported peer case keeps its own precision rule.
+    Ulps { value: f32, ulps: u32 },
     /// Any of these.
     AnyOf(Vec<Expect>),
     /// The spec leaves the value open.
@@ -103,6 +107,24 @@ pub fn parse_component(j: &Json, ty: ScalarType, path: &str) -> Result<Expect, P
                     ScalarType::Uint,
                     &format!("{path}.bits"),
                 )?)),
+                ["approx", "ulps"] | ["ulps", "approx"] => {
+                    if ty != ScalarType::Float {
+                        return err(path, "`approx` applies only to float buffers");
+                    }
+                    let Some(value) = o["approx"].as_f64() else {
+                        return err(&format!("{path}.approx"), "expected a number");
+                    };
+                    match o["ulps"].as_u64() {
+                        Some(ulps) if ulps <= MAX_ULPS as u64 => Ok(Expect::Ulps {
+                            value: value as f32,
+                            ulps: ulps as u32,
+                        }),
+                        _ => err(
+                            &format!("{path}.ulps"),
+                            format!("expected a whole number of ULPs from 0 to {MAX_ULPS}"),
+                        ),
+                    }
+                }
                 ["approx", "tolerance"] | ["tolerance", "approx"] => {
                     if ty != ScalarType::Float {
                         return err(path, "`approx` applies only to float buffers");
@@ -120,7 +142,7 @@ pub fn parse_component(j: &Json, ty: ScalarType, path: &str) -> Result<Expect, P
                 _ => err(
                     path,
                     format!(
-                        "unknown expectation {j}: expected any_of, bits, or approx with tolerance"
+                        "unknown expectation {j}: expected any_of, bits, or approx with tolerance or ulps"
                     ),
                 ),
             }
@@ -129,6 +151,32 @@ pub fn parse_component(j: &Json, ty: ScalarType, path: &str) -> Result<Expect, P
             path,
             format!("expected a value, \"unspecified\" or an expectation object, found {j}"),
         ),
+    }
+}
+
+/// The most ULPs an expectation may allow (a window of 2^16 steps either
+/// side is already far past any precision rule a text or a peer states).
+pub const MAX_ULPS: u32 = 1 << 16;
+
+/// The float `steps` representable values below (negative) or above
+/// `value`: the edge of a ULP window.
+fn ulps_away(value: f32, steps: i64) -> f32 {
+    let mut v = value;
+    for _ in 0..steps.unsigned_abs() {
+        v = if steps < 0 { v.next_down() } else { v.next_up() };
+    }
+    v
+}
+
+/// The interval of reals an expectation accepts, where it is one.
+fn window(e: &Expect) -> Option<(f64, f64)> {
+    match e {
+        Expect::Approx { value, tolerance } => Some((value - tolerance, value + tolerance)),
+        Expect::Ulps { value, ulps } => Some((
+            ulps_away(*value, -i64::from(*ulps)) as f64,
+            ulps_away(*value, i64::from(*ulps)) as f64,
+        )),
+        _ => None,
     }
 }
 
@@ -236,6 +284,7 @@ impl Expect {
             Expect::Exact(b) => describe_word(*b, ty),
             Expect::Bits(b) => format!("bits {b:#010x}"),
             Expect::Approx { value, tolerance } => format!("{value} ± {tolerance}"),
+            Expect::Ulps { value, ulps } => format!("{value:?} ± {ulps} ULP"),
             Expect::AnyOf(alts) => format!(
                 "any of [{}]",
                 alts.iter()
@@ -254,9 +303,17 @@ impl Expect {
                 f32::from_bits(*b) == f32::from_bits(bits)
             }
             Expect::Exact(b) | Expect::Bits(b) => *b == bits,
-            Expect::Approx { value, tolerance } => {
-                ((f32::from_bits(bits) as f64) - value).abs() <= *tolerance
-            }
+            Expect::Approx { value, tolerance } => approx::abs_diff_eq!(
+                f32::from_bits(bits) as f64,
+                *value,
+                epsilon = *tolerance
+            ),
+            Expect::Ulps { value, ulps } => approx::ulps_eq!(
+                f32::from_bits(bits),
+                *value,
+                epsilon = 0.0,
+                max_ulps = *ulps
+            ),
             Expect::AnyOf(alts) => alts.iter().any(|a| a.accepts(bits, ty)),
             Expect::Unspecified => true,
         }
@@ -271,8 +328,9 @@ impl Expect {
         }
         let v = f32::from_bits(o.bits) as f64;
         match self {
-            Expect::Approx { value, tolerance } => {
-                v - o.err >= value - tolerance && v + o.err <= value + tolerance
+            Expect::Approx { .. } | Expect::Ulps { .. } => {
+                let (lo, hi) = window(self).expect("a window");
+                v - o.err >= lo && v + o.err <= hi
             }
             Expect::AnyOf(alts) => alts.iter().any(|a| a.covers(o, ty)),
             Expect::Unspecified => true,
@@ -291,8 +349,13 @@ impl Expect {
     fn overlaps(&self, o: &Observed) -> bool {
         let v = f32::from_bits(o.bits) as f64;
         match self {
-            Expect::Approx { value, tolerance } => (v - value).abs() <= tolerance + o.err,
-            Expect::Exact(b) | Expect::Bits(b) => (f32::from_bits(*b) as f64 - v).abs() <= o.err,
+            Expect::Approx { .. } | Expect::Ulps { .. } => {
+                let (lo, hi) = window(self).expect("a window");
+                v + o.err >= lo && v - o.err <= hi
+            }
+            Expect::Exact(b) | Expect::Bits(b) => {
+                approx::abs_diff_eq!(f32::from_bits(*b) as f64, v, epsilon = o.err)
+            }
             _ => true,
         }
     }
@@ -409,4 +472,57 @@ pub fn check_legal(buffer: &str, expect: &BufferExpect, legal: &LegalBuffer) -> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn float(j: serde_json::Value) -> Result<Expect, ParseError> {
+        parse_component(&j, ScalarType::Float, "e")
+    }
+
+    #[test]
+    fn ulps_accept_a_window_of_representable_floats() {
+        let e = float(json!({"approx": 1.0, "ulps": 2})).unwrap();
+        assert_eq!(e, Expect::Ulps { value: 1.0, ulps: 2 });
+        let one = 1.0f32;
+        let up2 = one.next_up().next_up();
+        let up3 = up2.next_up();
+        let down2 = one.next_down().next_down();
+        assert!(e.accepts(up2.to_bits(), ScalarType::Float));
+        assert!(e.accepts(down2.to_bits(), ScalarType::Float));
+        assert!(!e.accepts(up3.to_bits(), ScalarType::Float));
+        assert!(!e.accepts(f32::NAN.to_bits(), ScalarType::Float));
+        assert_eq!(e.describe(ScalarType::Float), "1.0 ± 2 ULP");
+        // Zero ULPs is exact, and a zero of either sign is zero.
+        let zero = float(json!({"ulps": 0, "approx": 0.0})).unwrap();
+        assert!(zero.accepts((-0.0f32).to_bits(), ScalarType::Float));
+        assert!(!zero.accepts(f32::from_bits(1).to_bits(), ScalarType::Float));
+    }
+
+    #[test]
+    fn a_legal_interval_is_covered_only_inside_the_window() {
+        let e = float(json!({"approx": 1.0, "ulps": 4})).unwrap();
+        // Below 1.0 a ULP is half what it is above.
+        let below = (1.0 - 1.0f32.next_down()) as f64;
+        let legal = |err: f64| Observed {
+            bits: 1.0f32.to_bits(),
+            err,
+        };
+        assert!(e.covers(&legal(4.0 * below), ScalarType::Float));
+        assert!(!e.covers(&legal(5.0 * below), ScalarType::Float));
+    }
+
+    #[test]
+    fn bad_ulps_are_located() {
+        let e = float(json!({"approx": 1.0, "ulps": -1})).unwrap_err();
+        assert_eq!(e.0, "e.ulps");
+        assert!(float(json!({"approx": 1.0, "ulps": 1u64 << 20})).is_err());
+        let e = parse_component(&json!({"approx": 1.0, "ulps": 1}), ScalarType::Uint, "e").unwrap_err();
+        assert!(e.1.contains("only to float buffers"), "{e:?}");
+        let e = float(json!({"approx": 1.0, "tolerance": 0.5, "ulps": 1})).unwrap_err();
+        assert!(e.1.contains("approx with tolerance or ulps"), "{e:?}");
+    }
 }
