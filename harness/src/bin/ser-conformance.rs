@@ -608,7 +608,7 @@ fn check_paths(args: &RunArgs) -> Result<(), String> {
         check_cases_dir(dir).map_err(|e| format!("--cases {}: {e}", dir.display()))?;
     }
     if let Some(b) = &args.baseline {
-        if !(args.bless && !b.exists()) {
+        if !args.bless || b.exists() {
             ser_harness::files::check_regular(b)
                 .map_err(|e| format!("--baseline {}: {e}", b.display()))?;
         }
