@@ -163,7 +163,11 @@ pub const MAX_ULPS: u32 = 1 << 16;
 fn ulps_away(value: f32, steps: i64) -> f32 {
     let mut v = value;
     for _ in 0..steps.unsigned_abs() {
-        v = if steps < 0 { v.next_down() } else { v.next_up() };
+        v = if steps < 0 {
+            v.next_down()
+        } else {
+            v.next_up()
+        };
     }
     v
 }
@@ -303,11 +307,9 @@ impl Expect {
                 f32::from_bits(*b) == f32::from_bits(bits)
             }
             Expect::Exact(b) | Expect::Bits(b) => *b == bits,
-            Expect::Approx { value, tolerance } => approx::abs_diff_eq!(
-                f32::from_bits(bits) as f64,
-                *value,
-                epsilon = *tolerance
-            ),
+            Expect::Approx { value, tolerance } => {
+                approx::abs_diff_eq!(f32::from_bits(bits) as f64, *value, epsilon = *tolerance)
+            }
             Expect::Ulps { value, ulps } => approx::ulps_eq!(
                 f32::from_bits(bits),
                 *value,
@@ -486,7 +488,13 @@ mod tests {
     #[test]
     fn ulps_accept_a_window_of_representable_floats() {
         let e = float(json!({"approx": 1.0, "ulps": 2})).unwrap();
-        assert_eq!(e, Expect::Ulps { value: 1.0, ulps: 2 });
+        assert_eq!(
+            e,
+            Expect::Ulps {
+                value: 1.0,
+                ulps: 2
+            }
+        );
         let one = 1.0f32;
         let up2 = one.next_up().next_up();
         let up3 = up2.next_up();
@@ -520,7 +528,8 @@ mod tests {
         let e = float(json!({"approx": 1.0, "ulps": -1})).unwrap_err();
         assert_eq!(e.0, "e.ulps");
         assert!(float(json!({"approx": 1.0, "ulps": 1u64 << 20})).is_err());
-        let e = parse_component(&json!({"approx": 1.0, "ulps": 1}), ScalarType::Uint, "e").unwrap_err();
+        let e =
+            parse_component(&json!({"approx": 1.0, "ulps": 1}), ScalarType::Uint, "e").unwrap_err();
         assert!(e.1.contains("only to float buffers"), "{e:?}");
         let e = float(json!({"approx": 1.0, "tolerance": 0.5, "ulps": 1})).unwrap_err();
         assert!(e.1.contains("approx with tolerance or ulps"), "{e:?}");
