@@ -58,16 +58,23 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let device = if args.run {
-        if target != Target::Nv {
-            return fail("--run: the device layer runs the NV extension only (--target nv)".into());
-        }
         let d = VulkanBackend::new();
         if let Err(e) = d.device() {
             return fail(format!("--run: no Vulkan device to run cases on: {e}"));
         }
-        if !d.features().reorder_nv {
+        let (has, extension) = match target {
+            Target::Nv => (
+                d.features().reorder_nv,
+                "VK_NV_ray_tracing_invocation_reorder",
+            ),
+            _ => (
+                d.features().reorder_ext,
+                "VK_EXT_ray_tracing_invocation_reorder",
+            ),
+        };
+        if !has {
             return fail(format!(
-                "--run: {} has no VK_NV_ray_tracing_invocation_reorder, which the Slang SPIR-V needs",
+                "--run: {} has no {extension}, which the Slang SPIR-V for this target needs",
                 d.name()
             ));
         }

@@ -1,10 +1,13 @@
-//! The backend. On a device with `VK_NV_ray_tracing_invocation_reorder` it
-//! claims profile `vulkan-nv` with SER; on one without (Mesa's lavapipe) it
-//! claims `vulkan-ext` without `shader_execution_reorder`: ray tracing
-//! pipelines (and ray queries where the device has them), judged on every
-//! case that needs no hit object or reorder. Each case's entry points are
-//! emitted as GLSL and compiled; what the extension or the emitter cannot
-//! express makes the case *not supported*, with the reason.
+//! The backend. On a device with `VK_EXT_ray_tracing_invocation_reorder`
+//! it claims profile `vulkan-ext` with SER (GL_EXT's forms); on one with
+//! `VK_NV_ray_tracing_invocation_reorder`, `vulkan-nv` with SER; on a device
+//! with both, the profile the runner asks for (`--profile`), the ratified
+//! one by default; on one with neither (Mesa's lavapipe), `vulkan-ext`
+//! without `shader_execution_reorder`: ray tracing pipelines (and ray
+//! queries where the device has them), judged on every case that needs no
+//! hit object or reorder. Each case's entry points are emitted as GLSL and
+//! compiled; what the extension or the emitter cannot express makes the
+//! case *not supported*, with the reason.
 
 use crate::device::{Features, Gpu, Module, NoDevice};
 use crate::emit::{self, Glsl, Spelling, Stage};
@@ -22,10 +25,15 @@ pub struct VulkanBackend {
     /// loses the device does not take the next ones with it.
     gpu: Mutex<Result<Gpu, NoDevice>>,
     name: String,
-    /// What the device had when the backend started: the claim.
+    /// What the device had when the backend started.
     features: Features,
+    /// The profile it serves (see [`profile`]).
+    profile: Profile,
     /// The device's subgroup size, when there is a device.
     wave_size: Option<u32>,
+    /// The largest record index `hitObjectSetShaderBindingTableRecordIndexEXT`
+    /// takes on the device, when it has the EXT extension.
+    max_record_index: Option<u32>,
     /// How many cases of batches ran again on their own (`run_batch`).
     pub retried: AtomicUsize,
 }
@@ -33,18 +41,52 @@ pub struct VulkanBackend {
 /// Capabilities this backend has on any ray tracing device.
 const BASE_CAPABILITIES: &[&str] = &["callable_shaders", "wave_operations"];
 
-/// Capabilities that come with `VK_NV_ray_tracing_invocation_reorder`:
-/// what the NV extension and the emitter express.
-const NV_CAPABILITIES: &[&str] = &[
+/// Capabilities that come with SER in either form: what both extensions
+/// and the emitter express.
+const SER_CAPABILITIES: &[&str] = &[
     "shader_execution_reorder",
     "hit_object_load_local_root_table_constant",
 ];
 
-/// The capabilities claimed on a device with `features`.
-pub fn capabilities(features: Features) -> Vec<String> {
+/// What GL_EXT adds to them: the record index setter and the ray flags
+/// getter (`hitObjectSetShaderBindingTableRecordIndexEXT`,
+/// `hitObjectGetRayFlagsEXT`); with ray queries,
+/// `hitObjectRecordFromQueryEXT`.
+const EXT_CAPABILITIES: &[&str] = &[
+    "hit_object_set_shader_table_index",
+    "hit_object_get_ray_flags",
+];
+
+/// The profile served on a device with `features`, when the runner asks
+/// for `asked`: GL_NV's where asked and the device has the NV extension;
+/// `vulkan-ext` where asked (with SER where the device has the EXT
+/// extension); unasked, the ratified extension first, then NV's; a device
+/// without either is judged under `vulkan-ext` on what needs no SER.
+pub fn profile(features: Features, asked: Option<Profile>) -> Profile {
+    match asked {
+        Some(Profile::VulkanNv) if features.reorder_nv => Profile::VulkanNv,
+        Some(Profile::VulkanExt) => Profile::VulkanExt,
+        _ if features.reorder_ext => Profile::VulkanExt,
+        _ if features.reorder_nv => Profile::VulkanNv,
+        _ => Profile::VulkanExt,
+    }
+}
+
+/// The capabilities claimed on a device with `features` under `profile`.
+pub fn capabilities(features: Features, profile: Profile) -> Vec<String> {
     let mut out: Vec<&str> = BASE_CAPABILITIES.to_vec();
-    if features.reorder_nv {
-        out.extend(NV_CAPABILITIES);
+    let ser = match profile {
+        Profile::VulkanNv => features.reorder_nv,
+        _ => features.reorder_ext,
+    };
+    if ser {
+        out.extend(SER_CAPABILITIES);
+    }
+    if ser && profile == Profile::VulkanExt {
+        out.extend(EXT_CAPABILITIES);
+        if features.ray_query {
+            out.push("hit_object_from_ray_query");
+        }
     }
     if features.ray_query {
         out.push("ray_query");
@@ -52,33 +94,44 @@ pub fn capabilities(features: Features) -> Vec<String> {
     out.into_iter().map(str::to_string).collect()
 }
 
-/// The profile claimed: GL_NV's where the device has its extension; else
-/// `vulkan-ext`, whose ray tracing (the Vulkan chapter) is what a device
-/// without SER is judged on.
-pub fn profile(features: Features) -> Profile {
-    if features.reorder_nv {
-        Profile::VulkanNv
-    } else {
-        Profile::VulkanExt
-    }
-}
-
 impl VulkanBackend {
+    /// The backend on the first usable device, serving the profile
+    /// [`profile`] picks when nothing is asked.
     pub fn new() -> VulkanBackend {
         let gpu = Gpu::open();
         let features = gpu.as_ref().map(|g| g.features).unwrap_or_default();
-        let profile = profile(features);
-        let name = match &gpu {
-            Ok(g) => format!("{profile} ({}, {})", g.name, g.driver.trim()),
-            Err(_) => format!("{profile} (no device)"),
-        };
         let wave_size = gpu.as_ref().ok().map(|g| g.props.subgroup_size);
-        VulkanBackend {
+        let max_record_index = gpu
+            .as_ref()
+            .ok()
+            .and_then(|g| g.props.reorder_ext)
+            .map(|p| p.max_shader_binding_table_record_index);
+        let mut backend = VulkanBackend {
             gpu: Mutex::new(gpu),
-            name,
+            name: String::new(),
             features,
+            profile: profile(features, None),
             wave_size,
+            max_record_index,
             retried: AtomicUsize::new(0),
+        };
+        backend.name = backend.describe();
+        backend
+    }
+
+    /// The backend serving the profile the runner asks for, where the
+    /// device has it ([`profile`]).
+    pub fn serving(mut self, asked: Option<Profile>) -> VulkanBackend {
+        self.profile = profile(self.features, asked);
+        self.name = self.describe();
+        self
+    }
+
+    fn describe(&self) -> String {
+        let g = self.gpu.lock().unwrap_or_else(|e| e.into_inner());
+        match &*g {
+            Ok(g) => format!("{} ({}, {})", self.profile, g.name, g.driver.trim()),
+            Err(_) => format!("{} (no device)", self.profile),
         }
     }
 
@@ -89,7 +142,7 @@ impl VulkanBackend {
 
     /// The spelling of the GLSL this device compiles.
     pub fn spelling(&self) -> Spelling {
-        match profile(self.features) {
+        match self.profile {
             Profile::VulkanNv => Spelling::Nv,
             _ => Spelling::Ext,
         }
@@ -102,6 +155,37 @@ impl VulkanBackend {
             Ok(_) => Ok(g),
             Err(NoDevice(m)) => Err(m.clone()),
         }
+    }
+
+    /// A case that sets a record index past the device's
+    /// `maxShaderBindingTableRecordIndex` ("the maximum shader binding table
+    /// record index allowed to be passed in to
+    /// OpHitObjectSetShaderBindingTableRecordIndexEXT") cannot run here.
+    fn within_record_limit(&self, case: &Case) -> Result<(), BackendError> {
+        let Some(max) = self
+            .max_record_index
+            .filter(|_| self.profile == Profile::VulkanExt)
+        else {
+            return Ok(());
+        };
+        let mut sets = false;
+        ser_lang::visit::exprs(case.library(), &mut |e| {
+            if let ser_lang::ast::ExprKind::MethodCall { method, .. } = &e.kind {
+                sets |= method == "SetShaderTableIndex";
+            }
+        });
+        let table = &case.shader_table;
+        let largest = table
+            .hit_groups
+            .len()
+            .max(table.miss.len())
+            .saturating_sub(1);
+        if sets && largest > max as usize {
+            return Err(BackendError::NotSupported(format!(
+                "a record index up to {largest} may be set; this device's maxShaderBindingTableRecordIndex is {max}"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -224,11 +308,11 @@ impl Backend for VulkanBackend {
     }
 
     fn profile(&self) -> Profile {
-        profile(self.features)
+        self.profile
     }
 
     fn capabilities(&self) -> Vec<String> {
-        capabilities(self.features)
+        capabilities(self.features, self.profile)
     }
 
     /// The device's subgroup size: a wave is a subgroup.
@@ -257,6 +341,7 @@ impl VulkanBackend {
         modules: &[Module],
     ) -> Result<Execution, BackendError> {
         unexpressible(case).map_err(BackendError::NotSupported)?;
+        self.within_record_limit(case)?;
         // The device was there at the start; losing it for good is an
         // error of the run, not a case the backend declines.
         let mut guard = self
@@ -339,4 +424,82 @@ pub fn admit(case: &Case, gpu: &Gpu) -> Result<(), BackendError> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(nv: bool, ext: bool, ray_query: bool) -> Features {
+        Features {
+            reorder_nv: nv,
+            reorder_ext: ext,
+            ray_query,
+            ..Features::default()
+        }
+    }
+
+    #[test]
+    fn an_ext_device_claims_vulkan_ext_with_ser_and_gl_ext_forms() {
+        let ext = device(false, true, true);
+        assert_eq!(profile(ext, None), Profile::VulkanExt);
+        assert_eq!(
+            capabilities(ext, Profile::VulkanExt),
+            [
+                "callable_shaders",
+                "wave_operations",
+                "shader_execution_reorder",
+                "hit_object_load_local_root_table_constant",
+                "hit_object_set_shader_table_index",
+                "hit_object_get_ray_flags",
+                "hit_object_from_ray_query",
+                "ray_query"
+            ]
+        );
+        // Asked for GL_NV, which it lacks: it serves vulkan-ext, and the
+        // runner refuses the mismatch at start.
+        assert_eq!(profile(ext, Some(Profile::VulkanNv)), Profile::VulkanExt);
+        // Without ray queries, no record-from-query.
+        let no_rq = capabilities(device(false, true, false), Profile::VulkanExt);
+        assert!(!no_rq.iter().any(|c| c == "hit_object_from_ray_query"));
+        assert!(no_rq.iter().any(|c| c == "shader_execution_reorder"));
+    }
+
+    #[test]
+    fn a_device_with_both_serves_the_profile_asked_for_the_ratified_one_unasked() {
+        let both = device(true, true, false);
+        assert_eq!(profile(both, None), Profile::VulkanExt);
+        assert_eq!(profile(both, Some(Profile::VulkanExt)), Profile::VulkanExt);
+        assert_eq!(profile(both, Some(Profile::VulkanNv)), Profile::VulkanNv);
+        let nv = capabilities(both, Profile::VulkanNv);
+        assert_eq!(
+            nv,
+            [
+                "callable_shaders",
+                "wave_operations",
+                "shader_execution_reorder",
+                "hit_object_load_local_root_table_constant"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_nv_device_claims_vulkan_nv_and_one_without_ser_claims_no_ser() {
+        let nv = device(true, false, false);
+        assert_eq!(profile(nv, None), Profile::VulkanNv);
+        assert!(capabilities(nv, Profile::VulkanNv)
+            .iter()
+            .any(|c| c == "shader_execution_reorder"));
+        // Asked for vulkan-ext, an NV-only device serves it without SER.
+        assert_eq!(profile(nv, Some(Profile::VulkanExt)), Profile::VulkanExt);
+        assert!(!capabilities(nv, Profile::VulkanExt)
+            .iter()
+            .any(|c| c == "shader_execution_reorder"));
+        let lavapipe = device(false, false, true);
+        assert_eq!(profile(lavapipe, None), Profile::VulkanExt);
+        assert_eq!(
+            capabilities(lavapipe, Profile::VulkanExt),
+            ["callable_shaders", "wave_operations", "ray_query"]
+        );
+    }
 }

@@ -148,6 +148,7 @@ fn main() -> ExitCode {
                 if let Ok(g) = &*g {
                     println!("{:?}", g.props);
                     println!("{:?}", g.features);
+                    println!("claims: {}", b.capabilities().join(", "));
                 }
                 ExitCode::SUCCESS
             }
@@ -166,7 +167,7 @@ fn main() -> ExitCode {
     }
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
-    match serve(|_| Box::new(backend), stdin, stdout, &[]) {
+    match serve(|asked| Box::new(backend.serving(asked)), stdin, stdout, &[]) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("ser-vulkan: {e}");

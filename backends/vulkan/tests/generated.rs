@@ -1,6 +1,7 @@
 //! Generated fuzz cases in the dialect of each claim this backend makes
-//! (GL_NV with SER on NVIDIA; `vulkan-ext` without SER, with ray queries,
-//! on lavapipe) are inside that claim, and every entry point of them
+//! (GL_NV with SER on NVIDIA's driver; GL_EXT with SER on a driver with
+//! `VK_EXT_ray_tracing_invocation_reorder`; `vulkan-ext` without SER, with
+//! ray queries, on lavapipe) are inside that claim, and every entry point of them
 //! emits as GLSL and compiles with glslang: a fuzz campaign on a device
 //! judges its cases rather than declining them. No device is needed.
 
@@ -21,8 +22,9 @@ use std::path::Path;
 const CASES: usize = 48;
 
 fn check(features: Features, language: Language, spelling: Spelling) {
-    let caps = capabilities(features);
-    let claim = Claim::new(profile(features), &caps);
+    let served = profile(features, None);
+    let caps = capabilities(features, served);
+    let claim = Claim::new(served, &caps);
     let dialect = Dialect::with_capabilities(language, &caps);
     let mut runner = TestRunner::deterministic();
     let strategy = gen::generated(8, dialect);
@@ -66,6 +68,16 @@ fn generated_cases_under_gl_nv_with_ser_emit_and_compile() {
         ..Features::default()
     };
     check(nvidia, Language::GlslNv, Spelling::Nv);
+}
+
+#[test]
+fn generated_cases_under_gl_ext_with_ser_emit_and_compile() {
+    let ext_driver = Features {
+        reorder_ext: true,
+        ray_query: true,
+        ..Features::default()
+    };
+    check(ext_driver, Language::GlslExt, Spelling::Ext);
 }
 
 #[test]

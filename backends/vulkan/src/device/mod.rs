@@ -1,5 +1,6 @@
 //! The GPU side: a Vulkan 1.3 device with `VK_KHR_ray_tracing_pipeline` and
 //! `VK_KHR_acceleration_structure`, and, where it has them,
+//! `VK_EXT_ray_tracing_invocation_reorder`,
 //! `VK_NV_ray_tracing_invocation_reorder` and `VK_KHR_ray_query` (see
 //! [`Features`]); and what a case needs of it: buffers, acceleration
 //! structures built from the case's scene, a pipeline and shader binding
@@ -11,6 +12,7 @@ mod batch;
 mod buffer;
 mod cache;
 mod pipeline;
+pub mod reorder_ext;
 mod run;
 
 pub use accel::UNEXPRESSIBLE_MIXED_BLAS;
@@ -30,12 +32,16 @@ const REQUIRED: [&CStr; 3] = [
     khr::deferred_host_operations::NAME,
 ];
 
-/// The optional extensions the backend uses where a device has them: they
-/// decide what the backend claims.
+/// The optional extensions the backend uses where a device has them (the
+/// extension listed and its feature supported): they decide what the
+/// backend claims.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Features {
     /// `VK_NV_ray_tracing_invocation_reorder`: SER, under GL_NV's names.
     pub reorder_nv: bool,
+    /// `VK_EXT_ray_tracing_invocation_reorder`: SER as ratified, under
+    /// GL_EXT's names.
+    pub reorder_ext: bool,
     /// `VK_KHR_ray_query`: inline ray tracing in every stage.
     pub ray_query: bool,
     /// `VK_EXT_opacity_micromap`: reported by `--probe` only; the device
@@ -44,12 +50,45 @@ pub struct Features {
 }
 
 impl Features {
+    /// The extensions a device lists (their features are checked next,
+    /// [`Features::supported`]).
     fn of(has: impl Fn(&CStr) -> bool) -> Features {
         Features {
             reorder_nv: has(ash::nv::ray_tracing_invocation_reorder::NAME),
+            reorder_ext: has(reorder_ext::NAME),
             ray_query: has(khr::ray_query::NAME),
             opacity_micromap: has(ash::ext::opacity_micromap::NAME),
         }
+    }
+
+    /// Of the extensions listed, those whose feature the device supports
+    /// (an extension may be listed with its feature off).
+    fn supported(self, instance: &ash::Instance, pd: vk::PhysicalDevice) -> Features {
+        let mut nv = vk::PhysicalDeviceRayTracingInvocationReorderFeaturesNV::default();
+        let mut ext = reorder_ext::Features::default();
+        let mut rq = vk::PhysicalDeviceRayQueryFeaturesKHR::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::default();
+        if self.reorder_nv {
+            f2 = f2.push_next(&mut nv);
+        }
+        if self.reorder_ext {
+            f2 = f2.push_next(&mut ext);
+        }
+        if self.ray_query {
+            f2 = f2.push_next(&mut rq);
+        }
+        unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+        Features {
+            reorder_nv: self.reorder_nv && nv.ray_tracing_invocation_reorder == vk::TRUE,
+            reorder_ext: self.reorder_ext && ext.ray_tracing_invocation_reorder == vk::TRUE,
+            ray_query: self.ray_query && rq.ray_query == vk::TRUE,
+            opacity_micromap: self.opacity_micromap,
+        }
+    }
+
+    /// Whether the device has SER in either form.
+    pub fn reorder(self) -> bool {
+        self.reorder_nv || self.reorder_ext
     }
 
     /// The extensions to enable for them.
@@ -57,6 +96,9 @@ impl Features {
         let mut out = Vec::new();
         if self.reorder_nv {
             out.push(ash::nv::ray_tracing_invocation_reorder::NAME);
+        }
+        if self.reorder_ext {
+            out.push(reorder_ext::NAME);
         }
         if self.ray_query {
             out.push(khr::ray_query::NAME);
@@ -75,6 +117,19 @@ pub struct RayTracingProperties {
     pub max_recursion_depth: u32,
     pub scratch_alignment: u32,
     pub subgroup_size: u32,
+    /// `VK_EXT_ray_tracing_invocation_reorder`'s properties, where the
+    /// device has it: whether it may reorder at all, and the largest
+    /// record index `hitObjectSetShaderBindingTableRecordIndexEXT` takes.
+    pub reorder_ext: Option<ReorderExtProperties>,
+}
+
+/// `VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT`, read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReorderExtProperties {
+    /// `rayTracingInvocationReorderReorderingHint` is
+    /// `VK_RAY_TRACING_INVOCATION_REORDER_MODE_REORDER_EXT`.
+    pub may_reorder: bool,
+    pub max_shader_binding_table_record_index: u32,
 }
 
 pub struct Gpu {
@@ -98,7 +153,7 @@ pub struct Gpu {
 
 impl Gpu {
     /// The first device with every extension the backend needs, one with
-    /// SER (`VK_NV_ray_tracing_invocation_reorder`) before one without.
+    /// SER (the EXT or the NV extension) before one without.
     pub fn open() -> Result<Gpu, NoDevice> {
         let no = |m: String| NoDevice(m);
         let entry = unsafe { ash::Entry::load() }
@@ -127,7 +182,7 @@ impl Gpu {
                 .map(|n| n.to_string_lossy().into_owned())
                 .collect();
             if missing.is_empty() {
-                usable.push((pd, Features::of(has)));
+                usable.push((pd, Features::of(has).supported(&instance, pd)));
             } else {
                 let props = unsafe { instance.get_physical_device_properties(pd) };
                 let name = props
@@ -137,7 +192,7 @@ impl Gpu {
                 reasons.push(format!("{name} lacks {}", missing.join(", ")));
             }
         }
-        usable.sort_by_key(|(_, f)| !f.reorder_nv);
+        usable.sort_by_key(|(_, f)| !f.reorder());
         let Some(&(physical, features)) = usable.first() else {
             return Err(no(if reasons.is_empty() {
                 "no Vulkan device".into()
@@ -149,11 +204,15 @@ impl Gpu {
         let mut as_props = vk::PhysicalDeviceAccelerationStructurePropertiesKHR::default();
         let mut sub_props = vk::PhysicalDeviceSubgroupProperties::default();
         let mut driver_props = vk::PhysicalDeviceDriverProperties::default();
+        let mut ext_props = reorder_ext::Properties::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default()
             .push_next(&mut rt_props)
             .push_next(&mut as_props)
             .push_next(&mut sub_props)
             .push_next(&mut driver_props);
+        if features.reorder_ext {
+            props2 = props2.push_next(&mut ext_props);
+        }
         unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
         let name = props2
             .properties
@@ -179,6 +238,11 @@ impl Gpu {
             max_recursion_depth: rt_props.max_ray_recursion_depth,
             scratch_alignment: as_props.min_acceleration_structure_scratch_offset_alignment,
             subgroup_size: sub_props.subgroup_size,
+            reorder_ext: features.reorder_ext.then_some(ReorderExtProperties {
+                may_reorder: ext_props.reordering_hint == reorder_ext::MODE_REORDER,
+                max_shader_binding_table_record_index: ext_props
+                    .max_shader_binding_table_record_index,
+            }),
         };
         let family = unsafe { instance.get_physical_device_queue_family_properties(physical) }
             .iter()
@@ -191,6 +255,7 @@ impl Gpu {
             vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default().ray_tracing_pipeline(true);
         let mut f_ser = vk::PhysicalDeviceRayTracingInvocationReorderFeaturesNV::default()
             .ray_tracing_invocation_reorder(true);
+        let mut f_ser_ext = reorder_ext::Features::enabled();
         let mut f_rq = vk::PhysicalDeviceRayQueryFeaturesKHR::default().ray_query(true);
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .features(vk::PhysicalDeviceFeatures::default().shader_int64(true))
@@ -199,6 +264,9 @@ impl Gpu {
             .push_next(&mut f_rt);
         if features.reorder_nv {
             f2 = f2.push_next(&mut f_ser);
+        }
+        if features.reorder_ext {
+            f2 = f2.push_next(&mut f_ser_ext);
         }
         if features.ray_query {
             f2 = f2.push_next(&mut f_rq);
