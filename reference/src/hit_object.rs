@@ -55,6 +55,13 @@ pub struct Hit {
     /// Hit-group record index; `None` for an object made by
     /// `HitObject::FromRayQuery` before `SetShaderTableIndex`.
     pub index: Option<u32>,
+    /// Recorded from a ray query with a record index
+    /// (`hitObjectRecordFromQueryEXT`) and no index set since: GL_EXT says
+    /// both that the index is "the record index of the hit shader ... to be
+    /// encoded in the hit object" and that executing such an object calls
+    /// no shader, so executing it may do either
+    /// (`glsl_ext.hit_object_execute_shader.empty_or_unset_query_no_shader`).
+    pub from_query: bool,
 }
 
 /// The ray flags a profile defines. Shader Model 6.9 adds
@@ -431,7 +438,10 @@ impl HitObject {
             HitObject::Hit(h) if mutation::active(Mutation::HitIndexMasked16) => {
                 h.index = Some(index & MISS_INDEX_MASK)
             }
-            HitObject::Hit(h) => h.index = Some(index & hit),
+            HitObject::Hit(h) => {
+                h.index = Some(index & hit);
+                h.from_query = false;
+            }
             HitObject::Miss(m) if mutation::active(Mutation::MissIndexMasked28) => {
                 m.index = index & HIT_GROUP_INDEX_MASK
             }
@@ -527,5 +537,6 @@ pub fn record_hit(
         object_direction: space.direction,
         attributes: r.attributes,
         index: Some(r.record),
+        from_query: false,
     })))
 }

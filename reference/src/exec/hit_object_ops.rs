@@ -93,9 +93,13 @@ impl<'a> Thread<'a> {
                     n => Some(self.eval(&args[n - 1])?),
                 };
                 let q = self.ray_query_arg(&args[0], "HitObject::FromRayQuery")?;
+                // Under GL_EXT the one form there is, `hitObjectRecordFromQueryEXT`
+                // with record index 0, is what `FromRayQuery` means: one program,
+                // one meaning.
+                let record = (self.w.options.profile == Profile::VulkanExt).then_some(0);
                 let obj = q
                     .get()
-                    .to_hit_object(self.w.scene, hit_kind, attributes, None)?;
+                    .to_hit_object(self.w.scene, hit_kind, attributes, record)?;
                 Ok(Value::HitObject(Box::new(obj)))
             }
             "TraceRayMotion" => self.hit_object_trace_ray_motion(args),

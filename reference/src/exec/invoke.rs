@@ -47,6 +47,20 @@ impl<'a> Thread<'a> {
             if mutation::active(Mutation::UnsetQueryInvokesRecord0) {
                 h.index.get_or_insert(0);
             }
+            // GL_EXT contradicts itself on a hit object recorded from a ray
+            // query with no index set since: its index is "to be encoded in
+            // the hit object" (`glsl_ext.hit_object_record_from_query.sbt_record_index`),
+            // and executing it calls "no shader"
+            // (`glsl_ext.hit_object_execute_shader.empty_or_unset_query_no_shader`);
+            // SPIR-V's text says both too. Either is legal.
+            if h.from_query
+                && self.log.choose(
+                    2,
+                    "whether executing a hit object recorded from a ray query, its index never set, runs the encoded record (GL_EXT says both)",
+                ) == 1
+            {
+                h.index = None;
+            }
         }
         let max = self.w.dispatch.max_recursion_depth;
         if self.depth >= max && !mutation::active(Mutation::InvokeNotCountedForRecursion) {

@@ -523,6 +523,7 @@ impl RayQuery {
             },
         );
         hit.index = record;
+        hit.from_query = record.is_some();
         Ok(HitObject::Hit(Box::new(hit)))
     }
 }

@@ -563,5 +563,6 @@ pub fn commit(scene: &Scene, setup: &Setup, ray: &Ray, c: Committed) -> Hit {
         object_direction: space.direction.clone(),
         attributes: c.attributes,
         index: Some(c.candidate.record),
+        from_query: false,
     }
 }
