@@ -25,8 +25,9 @@ fn program_key(case: &Case, profile: Profile) -> Option<String> {
         let mut modules = Vec::new();
         for n in needed {
             if let ser_targets::interface::Needed::Library(entry) = n {
-                let g = ser_targets::glsl::entry_point(case.library(), &entry, &interface, spelling)
-                    .ok()?;
+                let g =
+                    ser_targets::glsl::entry_point(case.library(), &entry, &interface, spelling)
+                        .ok()?;
                 modules.push(g.source);
             }
         }
@@ -56,8 +57,7 @@ fn cases_that_are_one_program_have_one_meaning() {
             }
         }
     }
-    let shared: Vec<&Vec<(&Case, Profile)>> =
-        programs.values().filter(|v| v.len() > 1).collect();
+    let shared: Vec<&Vec<(&Case, Profile)>> = programs.values().filter(|v| v.len() > 1).collect();
     let mut meanings = Vec::new();
     for group in &shared {
         let outcomes: Vec<(String, String)> = group

@@ -20,7 +20,7 @@ pub type Reason = Arc<str>;
 /// calls return it often.
 static VOID: LazyLock<Arc<str>> = LazyLock::new(|| "void".into());
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Scalar {
     pub ty: ScalarType,
     /// The value's bits: `u32`/`i32` two's complement, `f32` bits, 0/1.
@@ -29,6 +29,34 @@ pub struct Scalar {
     pub err: f64,
     /// Set when the spec leaves the value open.
     pub unspecified: Option<Reason>,
+    /// Which computation made an inexact value (0: none, or exact). An
+    /// implementation computes a value once: copies of it, stored in a hit
+    /// object and read back, or passed through a payload, are the same
+    /// number, whatever it is within `err` ([`Scalar::same_value`]).
+    pub id: u32,
+}
+
+/// Two scalars are equal by what they hold, whichever computation made
+/// them.
+impl PartialEq for Scalar {
+    fn eq(&self, other: &Scalar) -> bool {
+        self.ty == other.ty
+            && self.bits == other.bits
+            && self.err == other.err
+            && self.unspecified == other.unspecified
+    }
+}
+
+/// The next computation's id.
+pub fn fresh_id() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    loop {
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        if id != 0 {
+            return id;
+        }
+    }
 }
 
 impl Scalar {
@@ -38,7 +66,15 @@ impl Scalar {
             bits,
             err: 0.0,
             unspecified: None,
+            id: 0,
         }
+    }
+
+    /// Whether two inexact scalars are copies of one computed value: then
+    /// they are one number, whatever it is within the error bound, and
+    /// compare exactly.
+    pub fn same_value(&self, other: &Scalar) -> bool {
+        self.id != 0 && self.id == other.id && self.bits == other.bits && self.err == other.err
     }
 
     pub fn uint(v: u32) -> Scalar {

@@ -14,8 +14,14 @@ fn unsupported<T>(m: impl Into<String>) -> Result<T, Fault> {
 /// A float computed from `inputs` that an implementation rounds its own way.
 fn inexact(v: f64, propagated: f64, inputs: &[&Scalar]) -> Scalar {
     let rounded = v as f32;
+    let err = arith_error(v, rounded, propagated, false).max(ARITH_REL * v.abs());
     Scalar {
-        err: arith_error(v, rounded, propagated, false).max(ARITH_REL * v.abs()),
+        err,
+        id: if err > 0.0 {
+            crate::value::fresh_id()
+        } else {
+            0
+        },
         ..Scalar::float(rounded)
     }
     .taint_from(inputs)

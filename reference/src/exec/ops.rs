@@ -164,9 +164,25 @@ fn float_op(op: BinaryOp, x: &Scalar, y: &Scalar, ch: &mut dyn Chooser) -> Resul
         let err = arith_error(exact, rounded, propagated, can_be_exact && exact_inputs);
         Scalar {
             err,
+            id: if err > 0.0 {
+                crate::value::fresh_id()
+            } else {
+                0
+            },
             ..Scalar::float(rounded)
         }
     };
+    // Copies of one computed value are one number: they compare exactly,
+    // and their difference is 0 (`Scalar::same_value`).
+    if x.same_value(y) {
+        let same = |r: bool| Ok(Scalar::boolean(r));
+        match op {
+            Eq | Le | Ge => return same(true),
+            Ne | Lt | Gt => return same(false),
+            Sub => return Ok(Scalar::float(0.0)),
+            _ => {}
+        }
+    }
     Ok(match op {
         Add => result(a + b, ea + eb, true),
         Sub => result(a - b, ea + eb, true),
@@ -333,5 +349,51 @@ pub fn convert(
             ))
         }
         (_, v) => mismatch(&v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts the choices asked of it, and takes the first alternative.
+    #[derive(Default)]
+    struct Count(usize);
+
+    impl Chooser for Count {
+        fn choose(&mut self, _: usize, _: &'static str) -> usize {
+            self.0 += 1;
+            0
+        }
+    }
+
+    fn f(v: f32) -> Value {
+        Value::Scalar(Scalar::float(v))
+    }
+
+    /// `(x + 0.5) / 160` is known only within its error bound, so two
+    /// computations of it may differ; but a copy of one computation (stored
+    /// in a hit object's ray and read back) is the same number: it compares
+    /// equal with no choice, and its difference is exactly 0.
+    #[test]
+    fn copies_of_one_computed_value_compare_exactly() {
+        let mut log = Count::default();
+        let x = binary(BinaryOp::Add, &f(7.0), &f(0.5), &mut log).unwrap();
+        let origin = binary(BinaryOp::Div, &x, &f(160.0), &mut log).unwrap();
+        let Value::Scalar(s) = &origin else { panic!() };
+        assert!(s.err > 0.0 && s.id != 0, "{s:?}");
+        let copy = origin.clone();
+        let eq = binary(BinaryOp::Eq, &origin, &copy, &mut log).unwrap();
+        assert_eq!(eq, Value::Scalar(Scalar::boolean(true)));
+        let lt = binary(BinaryOp::Lt, &origin, &copy, &mut log).unwrap();
+        assert_eq!(lt, Value::Scalar(Scalar::boolean(false)));
+        let diff = binary(BinaryOp::Sub, &origin, &copy, &mut log).unwrap();
+        assert_eq!(diff, f(0.0));
+        // A second computation of the same expression is another number
+        // within the bound: comparing the two is a choice.
+        let again = binary(BinaryOp::Div, &x, &f(160.0), &mut log).unwrap();
+        assert_eq!(log.0, 0, "copies need no choice");
+        let _ = binary(BinaryOp::Eq, &origin, &again, &mut log).unwrap();
+        assert_eq!(log.0, 1, "one choice");
     }
 }
