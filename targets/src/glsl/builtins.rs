@@ -596,7 +596,7 @@ impl Emitter<'_> {
                 m => unsupported(format!("`HitObject::{m}` as a value")),
             },
             ExprKind::Ident(n) if self.local(n) == Some(&Type::HitObject) => {
-                unsupported("a copy of a hit object (NV's hitObjectNV cannot be assigned)")
+                unsupported("a copy of a hit object: GLSL's opaque types cannot be assigned, and SPIR-V forbids OpLoad, OpStore and OpCopyMemory through a pointer to a hit object (SPV_NV and SPV_EXT_shader_invocation_reorder)")
             }
             _ => unsupported("a hit object value other than a variable or a HitObject:: call"),
         }
