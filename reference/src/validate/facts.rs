@@ -21,6 +21,9 @@ pub struct Facts<'p> {
     /// Every local declaration: name, type, where.
     pub decls: Vec<(&'p str, Type, Span)>,
     pub consts: HashMap<&'p str, u32>,
+    /// The locals declared `const`, whatever their value: not places a
+    /// call may write (an `inout` operand).
+    pub const_vars: HashSet<&'p str>,
     pub undefined: HashSet<&'p str>,
 }
 
@@ -60,6 +63,7 @@ impl<'p> Facts<'p> {
                 .collect(),
             decls: Vec::new(),
             consts: HashMap::new(),
+            const_vars: HashSet::new(),
             undefined: HashSet::new(),
         };
         facts.block(&f.body);
@@ -93,6 +97,9 @@ impl<'p> Facts<'p> {
                     };
                     self.types.insert(&dc.name, ty.clone());
                     self.decls.push((&dc.name, ty, s.span));
+                    if d.is_const {
+                        self.const_vars.insert(&dc.name);
+                    }
                     match &dc.init {
                         None => {
                             self.undefined.insert(&dc.name);
@@ -232,6 +239,23 @@ fn written_operands(e: &Expr) -> Vec<&Expr> {
         .iter()
         .zip(args)
         .filter(|(p, _)| matches!(p.operand, Operand::Payload | Operand::Out))
+        .map(|(_, a)| a)
+        .collect()
+}
+
+/// The operands of a built-in call whose kind is `operand` in its
+/// signature (`Operand::Attributes`: the attributes of `ReportHit`,
+/// `FromRayQuery(q, attributes)` and `FromRayQuery(q, hitKind,
+/// attributes)`, ...).
+pub fn operands(e: &Expr, operand: Operand) -> Vec<&Expr> {
+    let Some((overload, args)) = built_in(e) else {
+        return Vec::new();
+    };
+    overload
+        .params
+        .iter()
+        .zip(args)
+        .filter(|(p, _)| p.operand == operand)
         .map(|(_, a)| a)
         .collect()
 }

@@ -226,8 +226,12 @@ impl Calls<'_, '_, '_> {
                 );
             }
         }
-        if let Some(t) = args
-            .get(1)
+        // The attributes operand by the overload's signature: the second
+        // of `(q, attributes)`, the third of Shader Model 6.9's `(q,
+        // hitKind, attributes)`.
+        let attributes = super::facts::operands(e, ser_lang::signatures::Operand::Attributes);
+        if let Some(t) = attributes
+            .first()
             .and_then(|a| self.facts.type_of(self.v.program, a))
         {
             self.attributes(
@@ -245,14 +249,29 @@ impl Calls<'_, '_, '_> {
             3 => (&args[1], &args[2]),
             _ => return,
         };
-        self.defined(
-            Some(hint),
-            "ser.dxil.maybereorderthread.err_hint_not_undef",
-            "coherence hint",
-        );
+        // Shader Model 6.9 requires a defined hint only "if num coherence
+        // hint bits from LSB is nonzero"; the proposal always.
+        let sm69 = self.v.profile == crate::Profile::Sm69;
+        if !sm69 {
+            self.defined(
+                Some(hint),
+                "ser.dxil.maybereorderthread.err_hint_not_undef",
+                "coherence hint",
+            );
+        } else if self.facts.constant(bits) != Some(0) {
+            self.defined(
+                Some(hint),
+                "sm69.dxil.maybereorderthread.err_hint_not_undef_if_bits_nonzero",
+                "coherence hint",
+            );
+        }
         self.defined(
             Some(bits),
-            "ser.dxil.maybereorderthread.err_num_bits_not_undef",
+            if sm69 {
+                "sm69.dxil.maybereorderthread.err_num_bits_not_undef"
+            } else {
+                "ser.dxil.maybereorderthread.err_num_bits_not_undef"
+            },
             "number of coherence hint bits",
         );
         let b = Bits {
@@ -305,14 +324,24 @@ impl Calls<'_, '_, '_> {
         }
     }
 
-    /// A payload operand: a variable of a struct type.
+    /// A payload operand: a variable of a struct type the call may write
+    /// (it is passed `inout`: a `const` local is no such place).
     fn payload(&mut self, p: &Expr, type_clause: &str, pointer_clause: &str) {
-        if root_name(p).is_none() {
+        let Some(root) = root_name(p) else {
             self.report(
                 DiagCode::PayloadNotVariable,
                 pointer_clause,
                 p.span,
                 "the payload is not a variable (it is passed inout)".into(),
+            );
+            return;
+        };
+        if self.facts.const_vars.contains(root) {
+            self.report(
+                DiagCode::PayloadNotVariable,
+                pointer_clause,
+                p.span,
+                format!("the payload `{root}` is const, and it is passed inout"),
             );
             return;
         }

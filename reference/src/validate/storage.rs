@@ -10,7 +10,9 @@ use super::{DiagCode, Validator};
 use crate::mutation::{self, Mutation};
 use crate::profile::Profile;
 use crate::program::Stage;
+use super::facts::{operands, payload_operand};
 use ser_lang::ast::{ExprKind, Item, ResourceDecl, ResourceKind, Type};
+use ser_lang::signatures::Operand;
 
 pub fn check(v: &mut Validator) {
     let program = v.program;
@@ -67,38 +69,23 @@ pub fn check(v: &mut Validator) {
                 let ty =
                     |e: Option<&ser_lang::ast::Expr>| e.and_then(|e| facts.type_of(program, e));
                 for e in &facts.exprs {
-                    match &e.kind {
-                        ExprKind::Call { name, args } if name == "TraceRay" => {
-                            payloads.extend(ty(args.get(7)))
-                        }
-                        ExprKind::Call { name, args } if name == "TraceRayMotion" => {
-                            payloads.extend(ty(args.get(8)))
-                        }
-                        ExprKind::Call { name, args } if name == "ReportHit" => {
-                            attributes.extend(ty(args.get(2)))
-                        }
-                        ExprKind::StaticCall {
-                            ty: t,
-                            method,
-                            args,
-                            ..
-                        } if t == "HitObject" => match method.as_str() {
-                            "TraceRay" => payloads.extend(ty(args.get(7))),
-                            "TraceRayMotion" | "TraceMotionReorderExecute" => {
-                                payloads.extend(ty(args.last()))
-                            }
-                            "Invoke" => payloads.extend(ty(args.get(1))),
-                            "FromRayQuery" => attributes.extend(ty(args.get(1))),
-                            _ => {}
-                        },
-                        ExprKind::MethodCall {
-                            method,
-                            template: Some(t),
-                            ..
-                        } if method == "GetAttributes" => {
+                    // By the built-in's signature: its payload and its
+                    // attributes operands, wherever they stand.
+                    if let Some(p) = payload_operand(e) {
+                        payloads.extend(ty(Some(p)));
+                    }
+                    for a in operands(e, Operand::Attributes) {
+                        attributes.extend(ty(Some(a)));
+                    }
+                    if let ExprKind::MethodCall {
+                        method,
+                        template: Some(t),
+                        ..
+                    } = &e.kind
+                    {
+                        if method == "GetAttributes" {
                             attributes.push(t.clone());
                         }
-                        _ => {}
                     }
                 }
             }
