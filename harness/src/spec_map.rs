@@ -132,21 +132,32 @@ pub const FILES: &[(&str, &str)] = &[
     ("dxr-functional-spec.json", "dxr."),
     ("glsl-nv-shader-invocation-reorder.json", "glsl_nv."),
     ("glsl-ext-shader-invocation-reorder.json", "glsl_ext."),
+    ("spv-ext-shader-invocation-reorder.json", "spv_ext."),
+    ("spv-nv-shader-invocation-reorder.json", "spv_nv."),
     ("vulkan-ray-traversal.json", "vk."),
+    ("vulkan-ray-tracing.json", "vk_rt."),
     ("sbt-three-ways.json", "sbt."),
+    (
+        "vk-ext-ray-tracing-invocation-reorder-proposal.json",
+        "vk_ext_proposal.",
+    ),
 ];
 
 /// The registry files' text, built into the binary in [`FILES`] order, so
 /// that the loader knows every clause ID wherever the runner is taken.
-const EMBEDDED: [&str; 8] = [
+const EMBEDDED: [&str; 12] = [
     include_str!("../../spec-map/ser-0027-maybereorderthread.json"),
     include_str!("../../spec-map/ser-0027-reorderthread.json"),
     include_str!("../../spec-map/ser-0027-sm69-final.json"),
     include_str!("../../spec-map/dxr-functional-spec.json"),
     include_str!("../../spec-map/glsl-nv-shader-invocation-reorder.json"),
     include_str!("../../spec-map/glsl-ext-shader-invocation-reorder.json"),
+    include_str!("../../spec-map/spv-ext-shader-invocation-reorder.json"),
+    include_str!("../../spec-map/spv-nv-shader-invocation-reorder.json"),
     include_str!("../../spec-map/vulkan-ray-traversal.json"),
+    include_str!("../../spec-map/vulkan-ray-tracing.json"),
     include_str!("../../spec-map/sbt-three-ways.json"),
+    include_str!("../../spec-map/vk-ext-ray-tracing-invocation-reorder-proposal.json"),
 ];
 
 /// The clauses of the built-in registry, by ID.
