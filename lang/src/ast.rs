@@ -43,11 +43,26 @@ impl Item {
     }
 }
 
-/// `[attr("arg")]` before a declaration, e.g. `[shader("closesthit")]`.
+/// `[attr("arg")]` before a declaration, e.g. `[shader("closesthit")]`,
+/// `[numthreads(1, 1, 1)]`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Attribute {
     pub name: String,
+    /// The arguments as written: a string with its quotes (`"closesthit"`),
+    /// a number or a name bare (`1`, `tri`). [`Attribute::arg`] reads one.
     pub args: Vec<String>,
+}
+
+impl Attribute {
+    /// The `i`th argument's value: a string without its quotes.
+    pub fn arg(&self, i: usize) -> Option<&str> {
+        let a = self.args.get(i)?;
+        Some(
+            a.strip_prefix('"')
+                .and_then(|a| a.strip_suffix('"'))
+                .unwrap_or(a),
+        )
+    }
 }
 
 /// `struct Name { fields };`, optionally `[raypayload]`.
@@ -65,6 +80,10 @@ pub struct Field {
     pub name: String,
     /// Payload access qualifiers, `: read(caller, closesthit) : write(miss)`.
     pub access: Vec<PayloadAccess>,
+    /// A system-value or user semantic, `float4 p : SV_Position;` (the
+    /// fields of other stages' inputs and outputs); no meaning here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub semantic: Option<String>,
     pub span: Span,
 }
 
@@ -136,6 +155,9 @@ pub struct FunctionDecl {
     pub return_type: Type,
     pub name: String,
     pub params: Vec<Param>,
+    /// `: SV_Target` after the parameters (an entry point's output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_semantic: Option<String>,
     pub body: Block,
     pub span: Span,
 }
@@ -146,8 +168,7 @@ impl FunctionDecl {
         self.attributes
             .iter()
             .find(|a| a.name == "shader")
-            .and_then(|a| a.args.first())
-            .map(String::as_str)
+            .and_then(|a| a.arg(0))
     }
 }
 
@@ -163,6 +184,12 @@ pub enum ParamMode {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Param {
     pub mode: ParamMode,
+    /// Qualifiers a stage's parameters take before their type: a geometry
+    /// shader's input primitive (`point`, `line`, `triangle`, `lineadj`,
+    /// `triangleadj`), a mesh shader's outputs (`vertices`, `indices`,
+    /// `primitives`), a payload (`payload`), interpolation modifiers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub qualifiers: Vec<String>,
     pub ty: Type,
     pub name: String,
     /// `: SV_...` semantics are accepted and kept, but carry no meaning here.
@@ -215,6 +242,16 @@ pub enum Type {
     RayQuery(Box<Expr>, Option<Box<Expr>>),
     /// `T name[N]`: fixed-size local arrays.
     Array(Box<Type>, u32),
+    /// A stage's input or output object of another pipeline than ray
+    /// tracing, templated on its element (and a count):
+    /// `InputPatch<T, 3>`, `PointStream<T>`, `DispatchNodeInputRecord<T>`
+    /// ([`crate::names::STAGE_OBJECTS`]). Only negative cases have them:
+    /// nothing runs an entry point of such a stage.
+    Object {
+        name: String,
+        element: Box<Type>,
+        count: Option<u32>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -443,7 +443,9 @@ pub const BUILTIN_STRUCTS: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
-/// Shader stages, as named in `[shader("...")]`.
+/// Shader stages, as named in `[shader("...")]`: the ray tracing stages,
+/// then every other stage Shader Model 6.9 has (their entry points appear
+/// in negative cases only: the rules of where SER may be used name them).
 pub const STAGES: &[&str] = &[
     "raygeneration",
     "closesthit",
@@ -451,4 +453,51 @@ pub const STAGES: &[&str] = &[
     "miss",
     "intersection",
     "callable",
+    "compute",
+    "vertex",
+    "pixel",
+    "hull",
+    "domain",
+    "geometry",
+    "mesh",
+    "amplification",
+    "node",
+];
+
+/// The input and output objects of the other stages, templated on an
+/// element type (and for patches a count): `Type::Object`.
+pub const STAGE_OBJECTS: &[&str] = &[
+    "InputPatch",
+    "OutputPatch",
+    "PointStream",
+    "LineStream",
+    "TriangleStream",
+    "DispatchNodeInputRecord",
+    "RWDispatchNodeInputRecord",
+    "GroupNodeInputRecords",
+    "RWGroupNodeInputRecords",
+    "ThreadNodeInputRecord",
+    "RWThreadNodeInputRecord",
+    "NodeOutput",
+    "NodeOutputArray",
+];
+
+/// Qualifiers a stage's parameter may take before its type.
+pub const PARAM_QUALIFIERS: &[&str] = &[
+    "point",
+    "line",
+    "triangle",
+    "lineadj",
+    "triangleadj",
+    "vertices",
+    "indices",
+    "primitives",
+    "payload",
+    "nointerpolation",
+    "linear",
+    "centroid",
+    "noperspective",
+    "sample",
+    "uniform",
+    "const",
 ];

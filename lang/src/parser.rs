@@ -249,7 +249,7 @@ impl<'s> Parser<'s> {
             if self.eat_punct("(") {
                 loop {
                     args.push(match self.peek() {
-                        Tok::Str(_) => self.string()?,
+                        Tok::Str(_) => format!("\"{}\"", self.string()?),
                         Tok::Ident(_) => self.ident()?,
                         Tok::Int(v, ..) => {
                             self.bump();
@@ -331,8 +331,13 @@ impl<'s> Parser<'s> {
         let name = self.ident()?;
         let ty = self.array_suffix(ty)?;
         let mut access = Vec::new();
+        let mut semantic = None;
         while self.eat_punct(":") {
             let name = self.ident()?;
+            if !self.is_punct("(") {
+                semantic = Some(name);
+                continue;
+            }
             let kind = match name.as_str() {
                 "read" => AccessKind::Read,
                 "write" => AccessKind::Write,
@@ -356,6 +361,7 @@ impl<'s> Parser<'s> {
             ty,
             name,
             access,
+            semantic,
             span,
         })
     }
@@ -448,12 +454,18 @@ impl<'s> Parser<'s> {
             }
         }
         self.expect_punct(")")?;
+        let return_semantic = if self.eat_punct(":") {
+            Some(self.ident()?)
+        } else {
+            None
+        };
         let body = self.block()?;
         Ok(FunctionDecl {
             attributes,
             return_type,
             name,
             params,
+            return_semantic,
             body,
             span,
         })
@@ -472,8 +484,13 @@ impl<'s> Parser<'s> {
         if mode != ParamMode::Default {
             self.bump();
         }
+        let mut qualifiers = Vec::new();
+        while matches!(self.peek(), Tok::Ident(q) if names::PARAM_QUALIFIERS.contains(&q)) {
+            qualifiers.push(self.ident()?);
+        }
         let ty = self.ty()?;
         let name = self.ident()?;
+        let ty = self.array_suffix(ty)?;
         let semantic = if self.eat_punct(":") {
             Some(self.ident()?)
         } else {
@@ -481,6 +498,7 @@ impl<'s> Parser<'s> {
         };
         Ok(Param {
             mode,
+            qualifiers,
             ty,
             name,
             semantic,
@@ -499,6 +517,7 @@ impl<'s> Parser<'s> {
                 numeric_type(s).is_some()
                     || matches!(s, "void" | "HitObject" | "RayQuery")
                     || self.is_struct(s)
+                    || names::STAGE_OBJECTS.contains(&s)
             }
             _ => false,
         }
@@ -539,6 +558,23 @@ impl<'s> Parser<'s> {
             _ if self.is_struct(name) => {
                 self.bump();
                 Ok(Type::Struct(name.to_string()))
+            }
+            _ if names::STAGE_OBJECTS.contains(&name) => {
+                let name = name.to_string();
+                self.bump();
+                self.expect_punct("<")?;
+                let element = Box::new(self.ty()?);
+                let count = if self.eat_punct(",") {
+                    Some(self.uint_literal()?)
+                } else {
+                    None
+                };
+                self.expect_punct(">")?;
+                Ok(Type::Object {
+                    name,
+                    element,
+                    count,
+                })
             }
             _ => self.error("a type"),
         }

@@ -125,8 +125,7 @@ impl Printer<'_> {
             self.out.push('[');
             self.out.push_str(&a.name);
             if !a.args.is_empty() {
-                let args: Vec<String> = a.args.iter().map(|s| format!("\"{s}\"")).collect();
-                let _ = write!(self.out, "({})", args.join(", "));
+                let _ = write!(self.out, "({})", a.args.join(", "));
             }
             self.out.push(']');
         }
@@ -213,13 +212,18 @@ impl Printer<'_> {
                         ParamMode::Out => self.out.push_str("out "),
                         ParamMode::InOut => self.out.push_str("inout "),
                     }
-                    self.ty(&p.ty);
-                    let _ = write!(self.out, " {}", p.name);
+                    for q in &p.qualifiers {
+                        let _ = write!(self.out, "{q} ");
+                    }
+                    self.declared(&p.ty, &p.name);
                     if let Some(s) = &p.semantic {
                         let _ = write!(self.out, " : {s}");
                     }
                 }
                 self.out.push_str(") ");
+                if let Some(s) = &f.return_semantic {
+                    let _ = write!(self.out, ": {s} ");
+                }
                 self.block(&f.body);
                 self.out.push('\n');
             }
@@ -249,6 +253,9 @@ impl Printer<'_> {
                     AccessKind::Other(name) => name,
                 };
                 let _ = write!(self.out, " : {kind}({})", a.stages.join(", "));
+            }
+            if let Some(s) = &f.semantic {
+                let _ = write!(self.out, " : {s}");
             }
             self.out.push_str(";\n");
         }
@@ -293,6 +300,18 @@ impl Printer<'_> {
             Type::Array(elem, n) => {
                 self.ty(elem);
                 let _ = write!(self.out, "[{n}]");
+            }
+            Type::Object {
+                name,
+                element,
+                count,
+            } => {
+                let _ = write!(self.out, "{name}<");
+                self.ty(element);
+                if let Some(n) = count {
+                    let _ = write!(self.out, ", {n}");
+                }
+                self.out.push('>');
             }
         }
     }

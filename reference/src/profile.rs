@@ -96,6 +96,20 @@ impl Profile {
         self == Profile::Sm69
     }
 
+    /// The clause that bounds a trace's or an invoke's recursion depth
+    /// under this profile: the Vulkan chapter's
+    /// `maxPipelineRayRecursionDepth` rule for the Vulkan profiles
+    /// (`vk_rt.recursion.max_pipeline_ray_recursion_depth`), the HLSL
+    /// clause `hlsl` names otherwise.
+    pub fn recursion_clause(self, hlsl: &'static str) -> &'static str {
+        match self {
+            Profile::VulkanNv | Profile::VulkanExt => {
+                "vk_rt.recursion.max_pipeline_ray_recursion_depth"
+            }
+            _ => hlsl,
+        }
+    }
+
     /// Whether a generated hit's attributes may be those a later, rejected
     /// report of the same intersection shader wrote. GLSL's intersection
     /// shader writes its attributes to one `hitAttributeEXT` variable before

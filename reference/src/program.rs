@@ -32,7 +32,9 @@ impl std::fmt::Display for ProgramError {
     }
 }
 
-/// A shader stage.
+/// A shader stage: the ray tracing stages, which run, and the stages of
+/// the other pipelines, whose entry points only negative cases have (the
+/// rules of where SER may be used name them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
     RayGeneration,
@@ -41,40 +43,81 @@ pub enum Stage {
     Miss,
     Intersection,
     Callable,
+    Compute,
+    Vertex,
+    Pixel,
+    Hull,
+    Domain,
+    Geometry,
+    Mesh,
+    Amplification,
+    Node,
+}
+
+const STAGE_NAMES: &[(Stage, &str)] = &[
+    (Stage::RayGeneration, "raygeneration"),
+    (Stage::ClosestHit, "closesthit"),
+    (Stage::AnyHit, "anyhit"),
+    (Stage::Miss, "miss"),
+    (Stage::Intersection, "intersection"),
+    (Stage::Callable, "callable"),
+    (Stage::Compute, "compute"),
+    (Stage::Vertex, "vertex"),
+    (Stage::Pixel, "pixel"),
+    (Stage::Hull, "hull"),
+    (Stage::Domain, "domain"),
+    (Stage::Geometry, "geometry"),
+    (Stage::Mesh, "mesh"),
+    (Stage::Amplification, "amplification"),
+    (Stage::Node, "node"),
+];
+
+#[cfg(test)]
+#[test]
+fn every_stage_the_language_names_is_a_stage() {
+    let ours: Vec<&str> = STAGE_NAMES.iter().map(|(_, n)| *n).collect();
+    assert_eq!(ours, names::STAGES);
 }
 
 impl Stage {
     pub fn from_name(name: &str) -> Option<Stage> {
-        Some(match name {
-            "raygeneration" => Stage::RayGeneration,
-            "closesthit" => Stage::ClosestHit,
-            "anyhit" => Stage::AnyHit,
-            "miss" => Stage::Miss,
-            "intersection" => Stage::Intersection,
-            "callable" => Stage::Callable,
-            _ => return None,
-        })
+        STAGE_NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(s, _)| *s)
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Stage::RayGeneration => "raygeneration",
-            Stage::ClosestHit => "closesthit",
-            Stage::AnyHit => "anyhit",
-            Stage::Miss => "miss",
-            Stage::Intersection => "intersection",
-            Stage::Callable => "callable",
-        }
+        STAGE_NAMES
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map(|(_, n)| *n)
+            .expect("every stage has a name")
     }
 
-    /// The parameters an entry point of this stage takes: how many, and
-    /// which is the payload (or callable parameter) and which the attributes.
-    fn signature(self) -> (usize, Option<usize>, Option<usize>) {
-        match self {
+    /// A stage of the ray tracing pipeline (one a dispatch can run).
+    pub fn is_ray_tracing(self) -> bool {
+        matches!(
+            self,
+            Stage::RayGeneration
+                | Stage::ClosestHit
+                | Stage::AnyHit
+                | Stage::Miss
+                | Stage::Intersection
+                | Stage::Callable
+        )
+    }
+
+    /// The parameters an entry point of a ray tracing stage takes: how
+    /// many, and which is the payload (or callable parameter) and which the
+    /// attributes. Other stages' signatures are not checked.
+    fn signature(self) -> Option<(usize, Option<usize>, Option<usize>)> {
+        Some(match self {
             Stage::RayGeneration | Stage::Intersection => (0, None, None),
             Stage::ClosestHit | Stage::AnyHit => (2, Some(0), Some(1)),
             Stage::Miss | Stage::Callable => (1, Some(0), None),
-        }
+            _ => return None,
+        })
     }
 }
 
@@ -271,6 +314,7 @@ impl Program {
         match t {
             Type::HitObject => true,
             Type::Array(e, _) => self.holds_hit_object(e),
+            Type::Object { element, .. } => self.holds_hit_object(element),
             Type::Struct(n) => self
                 .structs
                 .get(n)
@@ -316,7 +360,9 @@ impl Program {
 }
 
 fn check_entry_signature(f: &FunctionDecl, stage: Stage) -> Result<(), ProgramError> {
-    let (count, payload, attributes) = stage.signature();
+    let Some((count, payload, attributes)) = stage.signature() else {
+        return Ok(());
+    };
     let within = Some(f.name.as_str());
     if f.return_type != Type::Void {
         return Err(err(f.span, within, "an entry point returns void"));

@@ -394,6 +394,9 @@ fn filled(ty: &Type, reason: &Option<Reason>, layouts: &dyn StructLayouts) -> Va
         Type::Array(elem, n) => {
             Value::Array((0..*n).map(|_| filled(elem, reason, layouts)).collect())
         }
+        // No entry point of a stage with such objects runs (the runner
+        // dispatches ray generation only): an element stands for it.
+        Type::Object { element, .. } => filled(element, reason, layouts),
     }
 }
 

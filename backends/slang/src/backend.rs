@@ -142,7 +142,7 @@ impl SlangBackend {
             .map(|n| match stage_of(&n) {
                 Some(s) => Ok((n, s)),
                 None => Err(BackendError::NotSupported(format!(
-                    "`{n}` is no shader of the library (no [shader(\"...\")] attribute naming a ray tracing stage)"
+                    "`{n}` is no shader of the library (no [shader(\"...\")] attribute naming a stage)"
                 ))),
             })
             .collect()

@@ -76,5 +76,15 @@ pub fn slang_stage(stage: Stage) -> c_int {
         Stage::ClosestHit => 10,
         Stage::Miss => 11,
         Stage::Callable => 12,
+        Stage::Vertex => 1,
+        Stage::Hull => 2,
+        Stage::Domain => 3,
+        Stage::Geometry => 4,
+        Stage::Pixel => 5,
+        Stage::Compute => 6,
+        Stage::Mesh => 13,
+        Stage::Amplification => 14,
+        // SLANG_STAGE_DISPATCH: Slang's name for a work graph node.
+        Stage::Node => 15,
     }
 }

@@ -203,6 +203,10 @@ pub fn stage_flags(s: Stage) -> vk::ShaderStageFlags {
         Stage::Intersection => vk::ShaderStageFlags::INTERSECTION_KHR,
         Stage::Miss => vk::ShaderStageFlags::MISS_KHR,
         Stage::Callable => vk::ShaderStageFlags::CALLABLE_KHR,
+        other => unreachable!(
+            "the GLSL emitter emits ray tracing stages only, not {}",
+            other.name()
+        ),
     }
 }
 

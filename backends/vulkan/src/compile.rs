@@ -17,6 +17,10 @@ fn shader_stage(stage: Stage) -> ShaderStage {
         Stage::Intersection => ShaderStage::Intersect,
         Stage::Miss => ShaderStage::Miss,
         Stage::Callable => ShaderStage::Callable,
+        other => unreachable!(
+            "the GLSL emitter emits ray tracing stages only, not {}",
+            other.name()
+        ),
     }
 }
 

@@ -71,7 +71,12 @@ impl<'a> Thread<'a> {
                     self.depth
                 ),
             )
-            .clause("ser.hit_object.invoke.not_at_max_recursion")
+            .clause(
+                self.w
+                    .options
+                    .profile
+                    .recursion_clause("ser.hit_object.invoke.not_at_max_recursion"),
+            )
             .into());
         }
         let payload = self.enter_call(payload, Call::Invoke);

@@ -295,7 +295,13 @@ impl<'a> Thread<'a> {
     /// and of hitObjectExecuteShaderNV "This call does not trigger
     /// reordering of threads" (`glsl_nv.hit_object_execute_shader.no_reordering`).
     /// The HLSL proposal and GL_EXT state no such rule; under them both calls
-    /// stay reorder points.
+    /// stay reorder points. (The Vulkan chapter and SPIR-V list
+    /// `OpHitObjectTraceRayEXT` among the invocation repack instructions
+    /// and leave `OpHitObjectExecuteShaderEXT` out, which keeps the caller
+    /// where it was, `vk_rt.repack.not_listed.hit_object_execute_shader_ext`;
+    /// GL_EXT lists `hitObjectExecuteShaderEXT` among its invocation repack
+    /// functions. The texts disagree, so an execute stays a point where a
+    /// thread may move, and may stay: both readings are accepted.)
     pub fn holds_in_place(&self) -> u32 {
         u32::from(self.w.options.profile == crate::profile::Profile::VulkanNv)
     }

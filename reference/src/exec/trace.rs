@@ -44,7 +44,7 @@ impl<'a> Thread<'a> {
     /// Ray tracing calls are available in raygeneration, closest-hit and
     /// miss shaders, below the pipeline's maximum recursion depth
     /// (`ser.hit_object.trace_ray.not_at_max_recursion`).
-    pub(super) fn check_can_trace(&self, what: &str, clause: &str) -> Ex<()> {
+    pub(super) fn check_can_trace(&self, what: &str, clause: &'static str) -> Ex<()> {
         if !matches!(
             self.stage(),
             Stage::RayGeneration | Stage::ClosestHit | Stage::Miss
@@ -63,7 +63,7 @@ impl<'a> Thread<'a> {
                     self.depth
                 ),
             )
-            .clause(clause)
+            .clause(self.w.options.profile.recursion_clause(clause))
             .into());
         }
         Ok(())

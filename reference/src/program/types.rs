@@ -50,6 +50,14 @@ impl Shapes {
         match t {
             Type::Void => Shape::default(),
             Type::Scalar(_) | Type::HitObject | Type::RayQuery(..) => leaf(1),
+            // A stage object holds its elements (a patch, `count` of them).
+            Type::Object { element, count, .. } => {
+                let e = self.of(element);
+                Shape {
+                    scalars: e.scalars.saturating_mul(u64::from(count.unwrap_or(1))),
+                    depth: e.depth + 1,
+                }
+            }
             Type::Vector(_, n) => leaf(u64::from(*n)),
             Type::Matrix(_, r, c) => leaf(u64::from(*r) * u64::from(*c)),
             Type::Struct(name) => self.0.get(name).copied().unwrap_or_default(),

@@ -38,6 +38,14 @@ pub fn describe(t: &Type) -> String {
         Type::HitObject => "HitObject".into(),
         Type::RayQuery(..) => "RayQuery".into(),
         Type::Array(e, n) => format!("{}[{n}]", describe(e)),
+        Type::Object {
+            name,
+            element,
+            count,
+        } => match count {
+            Some(n) => format!("{name}<{}, {n}>", describe(element)),
+            None => format!("{name}<{}>", describe(element)),
+        },
     }
 }
 

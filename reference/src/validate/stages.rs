@@ -4,8 +4,9 @@
 //! (`ser.hit_object.stages.raygen_closesthit_miss_only`); "MaybeReorderThread
 //! is available only in shaders of type raygeneration"
 //! (`ser.maybe_reorder_thread.stage.raygen_only`). A helper function is
-//! checked for every stage whose entry points reach it through calls;
-//! a function no entry point reaches belongs to no stage. `TraceRay` may be
+//! checked for every stage whose entry points reach it through calls (a
+//! hull shader's `[patchconstantfunc]` too); a function no entry point
+//! reaches belongs to no stage. `TraceRay` may be
 //! called in raygeneration, closesthit and miss shaders only
 //! (`sbt.dxr.traceray_callable_stages`, `sbt.vulkan.tracenv_callable_stages`).
 
@@ -29,8 +30,20 @@ pub fn check(v: &mut Validator) {
         let Item::Function(f) = item else { continue };
         if let Some(stage) = f.stage().and_then(Stage::from_name) {
             visit(v, f, stage, &f.name, &mut seen);
+            // A hull shader's patch constant function runs in its stage.
+            if let Some(pcf) = patch_constant_function(f).and_then(|n| program.function(n)) {
+                visit(v, pcf, stage, &f.name, &mut seen);
+            }
         }
     }
+}
+
+/// The function `[patchconstantfunc("name")]` names.
+fn patch_constant_function(f: &FunctionDecl) -> Option<&str> {
+    f.attributes
+        .iter()
+        .find(|a| a.name == "patchconstantfunc")
+        .and_then(|a| a.arg(0))
 }
 
 /// The variable an lvalue-like expression starts from: `h`, `hs[1]`, `s.h`.

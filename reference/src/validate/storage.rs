@@ -6,11 +6,11 @@
 //! HitObject type" (`ser_rt.hit_object.type.storage_restrictions_structured_buffers_payload_structs`),
 //! so under it groupshared memory and attributes are not diagnosed.
 
+use super::facts::{operands, payload_operand};
 use super::{DiagCode, Validator};
 use crate::mutation::{self, Mutation};
 use crate::profile::Profile;
 use crate::program::Stage;
-use super::facts::{operands, payload_operand};
 use ser_lang::ast::{ExprKind, Item, ResourceDecl, ResourceKind, Type};
 use ser_lang::signatures::Operand;
 

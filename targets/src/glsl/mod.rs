@@ -144,6 +144,12 @@ pub fn entry_point(
         .stage()
         .and_then(Stage::from_name)
         .ok_or_else(|| Unsupported(format!("`{entry}` is not an entry point")))?;
+    if !stage.is_ray_tracing() {
+        return unsupported(format!(
+            "`{entry}` is a {} shader: only ray tracing stages are emitted",
+            stage.name()
+        ));
+    }
     let mut e = Emitter::new(library, interface, stage, spelling);
     let source = spelling.respell(&e.module(f)?);
     Ok(Glsl {
@@ -601,7 +607,7 @@ impl<'a> Emitter<'a> {
                     scope.insert(a.name.clone(), a.ty.clone());
                 }
             }
-            Stage::RayGeneration | Stage::Intersection => {}
+            _ => {}
         }
         self.ret = Type::Void;
         self.scopes = vec![scope];

@@ -58,6 +58,11 @@ pub(crate) fn glsl_type(t: &Type) -> Result<String, Unsupported> {
         // (ray_query.rs).
         Type::RayQuery(..) => "rayQueryEXT".into(),
         Type::Array(e, n) => format!("{}[{n}]", glsl_type(e)?),
+        Type::Object { name, .. } => {
+            return unsupported(format!(
+                "`{name}`: an object of a stage other than ray tracing has no GLSL ray tracing form"
+            ))
+        }
     })
 }
 
