@@ -2,7 +2,10 @@
 //! spec documents with a stable ID, and the checks that keep it honest:
 //! quotes found verbatim in their documents, IDs unique and well formed,
 //! twins that exist, and every testable clause covered by a case or marked
-//! pending.
+//! pending. [`findings`] holds what the suite found about the texts
+//! themselves, for spec editors.
+
+pub mod findings;
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};

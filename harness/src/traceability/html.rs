@@ -1,11 +1,14 @@
 //! The traceability report as one self-contained HTML page, laid out to
-//! read at 1400 px: fixed column shares so quotes stay readable, long case
-//! lists folded with their counts, per-backend totals before the matrix,
-//! and the long tables folded per document.
+//! read at 1400 px: fixed column shares, ids that break only after a dot
+//! or a long run, long case lists folded with their counts, and the long
+//! tables folded per document. The backends part is in
+//! [`super::matrix`], the findings in [`super::findings`].
 
-use super::{anchor, ClauseResult, ClauseRow, ClauseStatus, Tally, Trace};
+use super::page::{HEAD, SCRIPT};
+use super::text::{esc, wbr};
+use super::{anchor, ClauseRow, Tally, Trace};
 use crate::report::thousands;
-use crate::verdict::Verdict;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Lists longer than this fold behind their count.
@@ -13,161 +16,76 @@ const SHOWN: usize = 3;
 
 impl Trace {
     pub fn to_html(&self) -> String {
-        let mut s = String::from(HTML_HEAD);
+        let mut s = String::from(HEAD);
         let _ = write!(
             s,
             "<h1>SER spec traceability</h1><p class=lead>{}</p>",
             esc(&self.headline())
         );
-        s.push_str("<nav><a href=#coverage>Coverage</a> <a href=#backends>Backends</a> <a href=#load>Load errors</a> <a href=#uncovered>Uncovered</a> <a href=#clauses>All clauses</a></nav>");
+        s.push_str("<nav><a href=#coverage>Coverage</a> <a href=#findings>Findings for spec editors</a> <a href=#backends>Backends</a> <a href=#load>Load errors</a> <a href=#uncovered>Uncovered</a> <a href=#clauses>All clauses</a></nav>");
         self.coverage_html(&mut s);
+        self.findings_html(&mut s);
         self.backends_html(&mut s);
         self.load_errors_html(&mut s);
         self.uncovered_html(&mut s);
         self.clauses_html(&mut s);
+        s.push_str(SCRIPT);
         s.push_str("</body></html>\n");
         s
     }
 
+    /// One line per document, then each document's sections, folded.
     fn coverage_html(&self, s: &mut String) {
-        s.push_str("<h2 id=coverage>Coverage by document and section</h2>");
+        s.push_str("<h2 id=coverage>Coverage by document and section</h2><table class=cov><colgroup><col><col class=n><col class=n><col class=n><col class=n><col class=barcol></colgroup><tr><th>document<th>clauses<th>testable<th>covered<th>pending<th>coverage</tr>");
         for d in &self.documents {
             let _ = write!(
                 s,
-                "<details open class=doc><summary><b>{}</b> {} <span class=muted>{} clauses, {} testable, {} covered, {} pending</span></summary><table class=cov><colgroup><col><col class=n><col class=n><col class=n><col class=n><col class=barcol></colgroup><tr><th>section<th>clauses<th>testable<th>covered<th>pending<th>coverage</tr>",
+                "<tr><td><a href='#cov-{}'>{}</a><td class=n>{}<td class=n>{}<td class=n>{}<td class=n>{}<td>{}</tr>",
+                anchor(&d.document),
                 esc(&d.document),
-                html_bar(&d.tally),
+                thousands(d.tally.clauses),
+                thousands(d.tally.testable),
+                thousands(d.tally.covered),
+                thousands(d.tally.pending),
+                html_bar(&d.tally, &d.twins_of)
+            );
+        }
+        s.push_str("</table><p class=muted>A twin states a primary clause's rule in its words (the earlier revision, the final proposal) and is covered through it. Each document's sections:</p>");
+        for d in &self.documents {
+            let twins = if d.tally.twins > 0 {
+                format!(
+                    ", and {} of {} twins covered through {}",
+                    thousands(d.tally.twins_covered),
+                    thousands(d.tally.twins),
+                    esc(&d.twins_of.join(", "))
+                )
+            } else {
+                String::new()
+            };
+            let _ = write!(
+                s,
+                "<details class=doc id='cov-{}'><summary><b>{}</b> <span class=muted>{} clauses, {} testable, {} covered, {} pending{twins}</span></summary><table class=cov><colgroup><col><col class=n><col class=n><col class=n><col class=n><col class=barcol></colgroup><tr><th>section<th>clauses<th>testable<th>covered<th>pending<th>coverage</tr>",
+                anchor(&d.document),
+                esc(&d.document),
                 thousands(d.tally.clauses),
                 thousands(d.tally.testable),
                 thousands(d.tally.covered),
                 thousands(d.tally.pending)
             );
-            let mut line = |name: &str, t: &Tally, strong: bool| {
+            for (name, t) in &d.sections {
                 let _ = write!(
                     s,
-                    "<tr{}><td>{}<td class=n>{}<td class=n>{}<td class=n>{}<td class=n>{}<td>{}</tr>",
-                    if strong { " class=all" } else { "" },
+                    "<tr><td>{}<td class=n>{}<td class=n>{}<td class=n>{}<td class=n>{}<td>{}</tr>",
                     esc(name),
                     t.clauses,
                     t.testable,
                     t.covered,
                     t.pending,
-                    html_bar(t)
+                    html_bar(t, &d.twins_of)
                 );
-            };
-            line("all", &d.tally, true);
-            for (name, t) in &d.sections {
-                line(name, t, false);
             }
             s.push_str("</table></details>");
         }
-    }
-
-    fn backends_html(&self, s: &mut String) {
-        s.push_str("<h2 id=backends>Backends</h2>");
-        if self.runs.is_empty() {
-            s.push_str("<p>No backend results given (pass <code>--results FILE</code>, a <code>--report</code> of <code>ser-conformance</code>).</p>");
-            return;
-        }
-        s.push_str("<p>A clause is <span class='st broken'>broken</span> where a failing case ties a mismatching element to it (a case citing one clause ties all to it); the other clauses of a failing case are <span class='st cited'>cited by a failing case</span>. A <code>should</code> clause is <span class='st notmet'>not met</span> where a case misses it and nothing else: a recommendation, not counted against conformance. <span class='st pass'>pass</span>: every case of the clause that ran passed; <span class='st na'>n/a</span>: its cases are outside the backend's claim; <span class='st nr'>·</span>: not run.</p>");
-        s.push_str(
-            "<table class=totals><tr><th>backend<th>verdict<th>cases<th>clauses with cases</tr>",
-        );
-        for (i, run) in self.runs.iter().enumerate() {
-            let cases: Vec<String> = run
-                .verdict_counts()
-                .iter()
-                .map(|(v, n)| v.counted(*n))
-                .collect();
-            let clauses: Vec<String> = self
-                .clause_totals(i)
-                .iter()
-                .filter(|(_, n)| *n > 0)
-                .map(|(st, n)| {
-                    format!(
-                        "<span class='st {}'>{} {}</span>",
-                        css(*st),
-                        thousands(*n),
-                        st.name()
-                    )
-                })
-                .collect();
-            let _ = write!(
-                s,
-                "<tr><td><b>{}</b><td>{}<td>{}<td>{}</tr>",
-                esc(&run.label),
-                esc(run.verdict.as_deref().unwrap_or("(no summary record)")),
-                cases.join(", "),
-                clauses.join(" ")
-            );
-        }
-        s.push_str("</table>");
-        let troubled: Vec<&ClauseRow> = self.troubled().collect();
-        let _ = write!(
-            s,
-            "<h3>Clauses broken, cited by a failing case, or not met ({})</h3>",
-            troubled.len()
-        );
-        if troubled.is_empty() {
-            s.push_str("<p>None: every case that ran passed.</p>");
-        } else {
-            self.matrix(s, &troubled);
-        }
-        let all: Vec<&ClauseRow> = self.with_cases().collect();
-        let _ = write!(
-            s,
-            "<details><summary>Every clause with cases, by backend ({})</summary>",
-            all.len()
-        );
-        self.matrix(s, &all);
-        s.push_str("</details><h3>Failing cases, and recommendations not met</h3>");
-        for (i, run) in self.runs.iter().enumerate() {
-            let listed: Vec<_> = run.listed().collect();
-            let failing = listed.iter().filter(|(_, r)| r.failing()).count();
-            let _ = write!(
-                s,
-                "<details class=failing><summary>{}: {} case(s) counting against it, {}</summary>",
-                esc(&run.label),
-                failing,
-                Verdict::Warning.counted(listed.len() - failing)
-            );
-            for (case, r) in listed {
-                let _ = write!(
-                    s,
-                    "<div class=failcase id='{}'><b>{}</b> ({}){}<pre>{}</pre></div>",
-                    case_anchor(i, case),
-                    esc(case),
-                    esc(r.verdict.name()),
-                    match (r.broken.is_empty(), r.verdict) {
-                        (true, _) => String::new(),
-                        (false, Verdict::Warning) => {
-                            format!(" does not meet <code>{}</code>", esc(&r.broken.join(", ")))
-                        }
-                        (false, _) => {
-                            format!(" breaks <code>{}</code>", esc(&r.broken.join(", ")))
-                        }
-                    },
-                    esc(&r.message)
-                );
-            }
-            s.push_str("</details>");
-        }
-    }
-
-    fn matrix(&self, s: &mut String, rows: &[&ClauseRow]) {
-        s.push_str("<div class=scroll><table class=matrix><tr><th>clause");
-        for r in &self.runs {
-            let _ = write!(s, "<th>{}", esc(&r.label));
-        }
-        s.push_str("</tr>");
-        for r in rows {
-            let _ = write!(s, "<tr><td><a href='#{}'>{}</a>", anchor(&r.id), esc(&r.id));
-            for (i, c) in r.results.iter().enumerate() {
-                s.push_str(&cell(i, c));
-            }
-            s.push_str("</tr>");
-        }
-        s.push_str("</table></div>");
     }
 
     fn load_errors_html(&self, s: &mut String) {
@@ -206,11 +124,13 @@ impl Trace {
         }
     }
 
+    /// Each uncovered testable clause with its text (what the spec says)
+    /// and what a case of it needs.
     fn uncovered_html(&self, s: &mut String) {
         let rows: Vec<&ClauseRow> = self.uncovered().collect();
         let _ = write!(
             s,
-            "<h2 id=uncovered>Uncovered testable clauses ({})</h2><p class=muted>Per document, folded: each with the case it is waiting for.</p>",
+            "<h2 id=uncovered>Uncovered testable clauses ({})</h2><p class=muted>Per document, folded: what the text says, and what a case of it needs.</p>",
             rows.len()
         );
         for d in &self.documents {
@@ -220,19 +140,23 @@ impl Trace {
             }
             let _ = write!(
                 s,
-                "<details class=doc><summary><b>{}</b> <span class=muted>{} uncovered</span></summary><ul>",
+                "<details class=doc><summary><b>{}</b> <span class=muted>{} uncovered</span></summary><ul class=unc>",
                 esc(&d.document),
                 thousands(here.len())
             );
             for r in here {
                 let _ = write!(
                     s,
-                    "<li><a href='#{}'>{}</a> ({}): {}</li>",
+                    "<li id='u-{}'><a href='#{}'><code>{}</code></a> <span class=muted>{}; {}, {}</span><blockquote>{}</blockquote>{}</li>",
                     anchor(&r.id),
-                    esc(&r.id),
+                    anchor(&r.id),
+                    wbr(&r.id),
+                    esc(&r.section),
+                    esc(&r.strength),
                     esc(&r.testable),
+                    esc(&r.quote),
                     match &r.pending {
-                        Some(p) => format!("pending: {}", esc(p)),
+                        Some(p) => format!("A case needs: {}", esc(p)),
                         None => "<b>no case and no pending note</b>".into(),
                     }
                 );
@@ -242,7 +166,12 @@ impl Trace {
     }
 
     fn clauses_html(&self, s: &mut String) {
-        s.push_str("<h2 id=clauses>Every clause and its cases</h2><p class=muted>One table per document, folded; a link to a clause opens its table.</p>");
+        s.push_str("<h2 id=clauses>Every clause and its cases</h2><p class=muted>One table per document, folded; a link to a clause opens its table. A twin whose words are its primary clause's (up to code formatting) says so and names its primary under cases (via).</p>");
+        let quotes: BTreeMap<&str, String> = self
+            .clauses
+            .iter()
+            .map(|r| (r.id.as_str(), plain(&r.quote)))
+            .collect();
         for d in &self.documents {
             let _ = write!(
                 s,
@@ -250,50 +179,28 @@ impl Trace {
                 esc(&d.document),
                 thousands(d.tally.clauses)
             );
+            let mut section = "";
             for r in self.clauses.iter().filter(|r| r.document == d.document) {
-                let cases = if r.cases.is_empty() {
-                    match (&r.same_as, &r.untestable, &r.pending) {
-                        (Some(t), ..) => format!("via <a href='#{}'>{}</a>", anchor(t), esc(t)),
-                        (_, Some(u), _) => format!("<i>untestable: {}</i>", esc(u)),
-                        (_, _, Some(p)) => format!("<i>pending: {}</i>", esc(p)),
-                        _ => "—".into(),
-                    }
-                } else {
-                    fold(
-                        r.cases
-                            .iter()
-                            .map(|c| format!("<code>{}</code>", esc(c)))
-                            .collect(),
-                        "cases",
-                    )
-                };
-                let links: String = r
-                    .counterparts
-                    .iter()
-                    .map(|c| match &c.difference {
-                        None => format!(
-                            "<div class=link>same rule: <a href='#{}'>{}</a></div>",
-                            anchor(&c.id),
-                            esc(&c.id)
-                        ),
-                        Some(d) => format!(
-                            "<div class=link>differs from <a href='#{}'>{}</a>: {}</div>",
-                            anchor(&c.id),
-                            esc(&c.id),
-                            esc(d)
-                        ),
-                    })
-                    .collect();
+                // A section's heading once, above its clauses.
+                if r.section != section {
+                    section = &r.section;
+                    let _ = write!(s, "<tr class=sec><td colspan=4>{}</tr>", esc(section));
+                }
                 let _ = write!(
                     s,
-                    "<tr id='{}'><td><code>{}</code><div class=sec>{}</div>{links}<td>{}<br>{}<td class=q>{}<td class=cases>{}</tr>",
+                    "<tr id='{}'><td class=cid>{}{}<td>{}<br>{}<td class=q>{}<td class=cases>{}</tr>",
                     anchor(&r.id),
-                    esc(&r.id),
-                    esc(&r.section),
+                    wbr(&r.id),
+                    links(r),
                     esc(&r.strength),
                     esc(&r.testable),
-                    esc(&r.quote),
-                    cases
+                    match &r.same_as {
+                        Some(t) if quotes.get(t.as_str()) == Some(&plain(&r.quote)) => {
+                            "<i>its primary's words (via)</i>".to_string()
+                        }
+                        _ => esc(&r.quote),
+                    },
+                    cases(r)
                 );
             }
             s.push_str("</table></details>");
@@ -301,65 +208,102 @@ impl Trace {
     }
 }
 
-/// A matrix cell: the status, and for failing ones the cases behind it.
-fn cell(run: usize, c: &ClauseResult) -> String {
-    let label = match c.status {
-        ClauseStatus::Pass => "pass",
-        ClauseStatus::Broken => "broken",
-        ClauseStatus::CitedByFailing => "cited",
-        ClauseStatus::NotMet => "not met",
-        ClauseStatus::NotApplicable => "n/a",
-        ClauseStatus::NotRun => "·",
-    };
-    let links: Vec<String> = c
-        .cases
-        .iter()
-        .map(|case| format!("<a href='#{}'>{}</a>", case_anchor(run, case), esc(case)))
-        .collect();
-    format!(
-        "<td class='st {}'>{label}{}",
-        css(c.status),
-        if links.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", fold(links, "cases"))
-        }
-    )
-}
-
-fn css(s: ClauseStatus) -> &'static str {
-    match s {
-        ClauseStatus::Pass => "pass",
-        ClauseStatus::Broken => "broken",
-        ClauseStatus::CitedByFailing => "cited",
-        ClauseStatus::NotMet => "notmet",
-        ClauseStatus::NotApplicable => "na",
-        ClauseStatus::NotRun => "nr",
+/// A clause's cases, or why it has none.
+fn cases(r: &ClauseRow) -> String {
+    if r.cases.is_empty() {
+        return match (&r.same_as, &r.untestable, &r.pending) {
+            (Some(t), ..) => format!("via <a href='#{}'>{}</a>", anchor(t), wbr(t)),
+            (_, Some(u), _) => format!("<i>untestable: {}</i>", esc(u)),
+            (_, _, Some(_)) => format!(
+                "<i>none yet: <a href='#u-{}'>what a case needs</a></i>",
+                anchor(&r.id)
+            ),
+            _ => "—".into(),
+        };
     }
+    // A twin's cases are its primary's, listed there.
+    if let Some(t) = &r.same_as {
+        let via = format!("via <a href='#{}'>{}</a>", anchor(t), wbr(t));
+        return if r.cases.len() <= SHOWN {
+            format!("{} {via}", plural(r.cases.len(), "case"))
+        } else {
+            folded(&plural(r.cases.len(), "case"), vec![via])
+        };
+    }
+    fold(r.cases.iter().map(|c| path(c)).collect(), "cases")
 }
 
-/// The anchor of a failing case in a run's list (a case may fail on
-/// several backends).
-pub(super) fn case_anchor(run: usize, case: &str) -> String {
-    format!("r{run}-{}", anchor(case))
+/// A clause's counterparts: those stating the same rule on one line, each
+/// that differs with how.
+fn links(r: &ClauseRow) -> String {
+    let link = |id: &str| format!("<a href='#{}'>{}</a>", anchor(id), wbr(id));
+    let same: Vec<String> = r
+        .counterparts
+        .iter()
+        .filter(|c| c.difference.is_none())
+        .map(|c| link(&c.id))
+        .collect();
+    let mut out = String::new();
+    if !same.is_empty() {
+        let _ = write!(out, "<div class=link>same rule: {}</div>", same.join(", "));
+    }
+    for c in &r.counterparts {
+        if let Some(d) = &c.difference {
+            let _ = write!(
+                out,
+                "<div class=link>differs from {}: {}</div>",
+                link(&c.id),
+                esc(d)
+            );
+        }
+    }
+    out
 }
 
-/// A list, folded behind its count when long.
+/// A quote without code formatting or runs of whitespace, to compare a
+/// twin's words with its primary's.
+fn plain(quote: &str) -> String {
+    crate::spec_map::normalize(&quote.replace('`', ""))
+}
+
+/// `1 case`, `12 cases`.
+fn plural(n: usize, noun: &str) -> String {
+    format!("{} {noun}{}", thousands(n), if n == 1 { "" } else { "s" })
+}
+
+/// A case id, escaped, that breaks only after a slash.
+fn path(case: &str) -> String {
+    esc(case).replace('/', "/<wbr>")
+}
+
+/// A list of `noun`s, folded behind its count when long.
 fn fold(items: Vec<String>, noun: &str) -> String {
     if items.len() <= SHOWN {
         return items.join(" ");
     }
+    folded(&format!("{} {noun}", thousands(items.len())), items)
+}
+
+fn folded(summary: &str, items: Vec<String>) -> String {
     format!(
-        "<details class=fold><summary>{} {noun}</summary>{}</details>",
-        thousands(items.len()),
+        "<details class=fold><summary>{summary}</summary>{}</details>",
         items.join(" ")
     )
 }
 
-/// A coverage bar: covered in green, pending in amber, the rest grey.
-fn html_bar(t: &Tally) -> String {
+/// A coverage bar: covered in green, pending in amber, the rest grey. A
+/// part with nothing testable of its own but twins is covered through its
+/// twins (light green).
+fn html_bar(t: &Tally, twins_of: &[String]) -> String {
     if t.testable == 0 {
-        return "<span class=na>nothing testable</span>".into();
+        if t.twins == 0 {
+            return "<span class=na>nothing testable</span>".into();
+        }
+        let p = 100.0 * t.twins_covered as f64 / t.twins as f64;
+        return format!(
+            "<span class=bar title='{p:.0}% of its twins covered through {}'><span class=t style='width:{p:.1}%'></span></span> {p:.0}% <span class=na>through twins</span>",
+            esc(&twins_of.join(", "))
+        );
     }
     let pending = 100.0 * t.pending as f64 / t.testable as f64;
     format!(
@@ -369,31 +313,3 @@ fn html_bar(t: &Tally) -> String {
         t.percent()
     )
 }
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('\'', "&#39;")
-        .replace('"', "&quot;")
-}
-
-const HTML_HEAD: &str = r#"<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content="width=device-width"><title>SER spec traceability</title><style>
-body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1360px;color:#1b1f24;padding:0 16px}
-h1{margin:0 0 4px}h2{margin-top:32px;border-bottom:1px solid #d0d7de}h3{margin-top:20px}nav a{margin-right:12px}
-.lead{font-size:16px;color:#444}.muted{color:#57606a;font-weight:normal;font-size:13px}
-table{border-collapse:collapse;width:100%;margin:8px 0 16px}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-th{background:#f6f8fa}td.n{text-align:right}col.n{width:80px}col.barcol{width:300px}tr.all td{font-weight:600;background:#f6f8fa}
-table.cov,table.clauses{table-layout:fixed}
-col.id{width:25%}col.kind{width:9%}col.q{width:46%}col.cases{width:20%}
-.bar{display:inline-block;width:200px;height:12px;background:#eaeef2;border-radius:6px;overflow:hidden;vertical-align:middle}
-.na{color:#8c959f;font-size:12px}.bar span{display:inline-block;height:100%}.bar .c{background:#2da44e}.bar .p{background:#d4a72c}
-.st{font-weight:600;padding:1px 5px;border-radius:4px;font-size:12px}.pass{background:#dafbe1;color:#116329}.broken{background:#ffebe9;color:#a40e26}
-.cited{background:#fff8c5;color:#7d4e00}.notmet{background:#fff1e5;color:#953800}.st.na{background:#eaeef2;color:#57606a}.nr{color:#8c959f}
-table.totals td:first-child{white-space:nowrap}table.totals td{font-size:13px}
-table.matrix{table-layout:auto}table.matrix td:first-child{font-family:ui-monospace,monospace;font-size:12px;min-width:300px}
-td.q{font-size:13px;color:#333}td.cases,td.cases code{font-size:12px}.sec{font-size:11px;color:#57606a}.link{font-size:11px}
-code{font-family:ui-monospace,monospace}details.fold summary,details summary{cursor:pointer}details.fold summary{color:#0969da}
-details.doc{margin:6px 0}details.doc>summary{padding:4px 0}
-pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:6px;font-size:12px}.failcase{margin:8px 0}
-</style></head><body>"#;

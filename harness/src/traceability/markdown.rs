@@ -2,7 +2,7 @@
 //! same sections as the HTML page, long lists cut to their first entries
 //! and a count.
 
-use super::html::case_anchor;
+use super::text::case_anchor;
 use super::{ClauseStatus, Tally, Trace};
 use crate::report::thousands;
 use std::fmt::Write;
@@ -29,7 +29,7 @@ impl Trace {
                     t.testable,
                     t.covered,
                     t.pending,
-                    text_bar(t)
+                    text_bar(t, &d.twins_of)
                 )
             };
             let _ = writeln!(s, "{}", line("**all**", &d.tally));
@@ -37,6 +37,14 @@ impl Trace {
                 let _ = writeln!(s, "{}", line(&escape_md(name), t));
             }
             s.push('\n');
+        }
+        if !self.findings.is_empty() {
+            let _ = writeln!(
+                s,
+                "## Findings for spec editors\n\n{}; grouped by the text to file each against (also in `findings.md`).\n",
+                self.findings_line()
+            );
+            s.push_str(&self.findings_markdown(3));
         }
         if !self.runs.is_empty() {
             self.backends_markdown(&mut s);
@@ -55,20 +63,24 @@ impl Trace {
             }
             s.push('\n');
         }
-        let _ = writeln!(s, "## Uncovered testable clauses\n");
+        let _ = writeln!(
+            s,
+            "## Uncovered testable clauses\n\nWhat the text says, and what a case of it needs.\n"
+        );
         for r in self.uncovered() {
-            match &r.pending {
-                Some(p) => {
-                    let _ = writeln!(s, "- `{}` ({}) — pending: {}", r.id, r.testable, p);
-                }
-                None => {
-                    let _ = writeln!(
-                        s,
-                        "- `{}` ({}) — **no case and no pending note**",
-                        r.id, r.testable
-                    );
-                }
-            }
+            let needs = match &r.pending {
+                Some(p) => format!("A case needs: {p}"),
+                None => "**no case and no pending note**".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "- `{}` ({}; {}, {}):\n  > {}\n\n  {needs}",
+                r.id,
+                r.section,
+                r.strength,
+                r.testable,
+                crate::spec_map::normalize(&r.quote)
+            );
         }
         let _ = writeln!(s, "\n## Every clause and its cases\n");
         for d in &self.documents {
@@ -187,8 +199,16 @@ fn cut(items: Vec<String>) -> String {
     )
 }
 
-fn text_bar(t: &Tally) -> String {
+fn text_bar(t: &Tally, twins_of: &[String]) -> String {
     if t.testable == 0 {
+        if t.twins > 0 {
+            return format!(
+                "{} of {} twins covered through {}",
+                t.twins_covered,
+                t.twins,
+                twins_of.join(", ")
+            );
+        }
         return "— (nothing testable)".into();
     }
     let filled = (t.percent() / 10.0).round() as usize;

@@ -12,8 +12,16 @@
 //! meet, where that is all it does wrong, is *not met* (a recommendation;
 //! see [`crate::broken`]).
 
+mod findings;
 mod html;
 mod markdown;
+mod matrix;
+mod page;
+mod text;
+mod write;
+
+pub use findings::{views as finding_views, FindingView, QuotedClause};
+pub use write::write_report;
 
 use crate::load::LoadError;
 use crate::report::thousands;
@@ -23,7 +31,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub const TRACE_VERSION: u32 = 3;
+/// 4: findings for spec editors (`findings`), twins counted per document
+/// and section (`twins`, `twins_covered`, `twins_of`).
+pub const TRACE_VERSION: u32 = 4;
 
 /// One case of a backend run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -116,6 +126,17 @@ impl BackendRun {
             verdict,
             cases,
         })
+    }
+
+    /// A column header: the backend's name without its device details,
+    /// and the profile (`slang 2026.12 · 0027-reorderthread`).
+    pub fn short_label(&self) -> String {
+        let name = self.backend.split(" (").next().unwrap_or(&self.backend);
+        if name == self.profile {
+            name.to_string()
+        } else {
+            format!("{name} · {}", self.profile)
+        }
     }
 
     /// Cases per verdict, in the order [`crate::report::ALL_VERDICTS`]
@@ -213,11 +234,22 @@ pub struct Tally {
     pub testable: usize,
     pub covered: usize,
     pub pending: usize,
+    /// Clauses of a later or earlier form of the primary text stating its
+    /// rule in its words (`same_as`): covered through their twin.
+    pub twins: usize,
+    /// Twins whose primary clause has cases.
+    pub twins_covered: usize,
 }
 
 impl Tally {
     fn add(&mut self, row: &ClauseRow) {
         self.clauses += 1;
+        if row.same_as.is_some() && row.testable != "none" {
+            self.twins += 1;
+            if !row.cases.is_empty() {
+                self.twins_covered += 1;
+            }
+        }
         if row.needs_case {
             self.testable += 1;
             if !row.cases.is_empty() {
@@ -241,6 +273,8 @@ impl Tally {
 pub struct DocumentTrace {
     pub document: String,
     pub tally: Tally,
+    /// The documents its twins' primary clauses are in.
+    pub twins_of: Vec<String>,
     /// Per section, in document order.
     pub sections: Vec<(String, Tally)>,
 }
@@ -266,6 +300,9 @@ pub struct Trace {
     pub unknown_clause_ids: Vec<(String, String)>,
     /// Cases and files that did not load.
     pub load_errors: Vec<LoadProblem>,
+    /// What the suite found about the texts, for spec editors
+    /// (`spec-map/findings.json`), with their clauses' quotes.
+    pub findings: Vec<FindingView>,
 }
 
 fn status(run: &BackendRun, clause: &Clause, cases: &[String]) -> ClauseResult {
@@ -321,6 +358,10 @@ fn status(run: &BackendRun, clause: &Clause, cases: &[String]) -> ClauseResult {
 /// Builds the report data.
 pub fn build(registry: &Registry, coverage: &Coverage, runs: Vec<BackendRun>) -> Trace {
     let links = counterparts(registry);
+    let document_of: BTreeMap<&str, &str> = registry
+        .clauses()
+        .map(|(d, c)| (c.id.as_str(), d.document.as_str()))
+        .collect();
     let mut clauses = Vec::new();
     let mut documents = Vec::new();
     let mut total = Tally::default();
@@ -343,9 +384,18 @@ pub fn build(registry: &Registry, coverage: &Coverage, runs: Vec<BackendRun>) ->
             }
             clauses.push(row);
         }
+        let mut twins_of: Vec<String> = doc
+            .clauses
+            .iter()
+            .filter_map(|c| c.same_as.as_deref())
+            .filter_map(|twin| document_of.get(twin).map(|d| d.to_string()))
+            .collect();
+        twins_of.sort();
+        twins_of.dedup();
         documents.push(DocumentTrace {
             document: doc.document.clone(),
             tally,
+            twins_of,
             sections,
         });
     }
@@ -361,6 +411,7 @@ pub fn build(registry: &Registry, coverage: &Coverage, runs: Vec<BackendRun>) ->
             .map(|(case, id, _)| (case.clone(), id.clone()))
             .collect(),
         load_errors: Vec::new(),
+        findings: Vec::new(),
     }
 }
 
@@ -475,74 +526,6 @@ impl Trace {
             thousands(t.testable - t.covered - t.pending)
         )
     }
-}
-
-/// Loads the registry, the cases and the results, and writes
-/// `traceability.{md,html,json}` into `out`. Returns a one-paragraph summary.
-pub fn write_report(
-    spec_map: &Path,
-    cases_dir: &Path,
-    results: &[std::path::PathBuf],
-    out: &Path,
-) -> Result<String, String> {
-    let registry = Registry::load(spec_map).map_err(|ps| {
-        ps.iter()
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
-    let loaded = crate::load::load_dir(cases_dir);
-    let cases: Vec<crate::load::Case> = loaded
-        .iter()
-        .filter_map(|r| r.as_ref().ok().cloned())
-        .collect();
-    let errors: Vec<&LoadError> = loaded.iter().filter_map(|r| r.as_ref().err()).collect();
-    let glsl_loaded = crate::load::glsl_source::load_dir(cases_dir);
-    let glsl: Vec<_> = glsl_loaded
-        .iter()
-        .filter_map(|r| r.as_ref().ok().cloned())
-        .collect();
-    let errors: Vec<&LoadError> = errors
-        .into_iter()
-        .chain(glsl_loaded.iter().filter_map(|r| r.as_ref().err()))
-        .collect();
-    let coverage = Coverage::of_cases(&registry, &cases, &glsl);
-    let runs = results
-        .iter()
-        .map(|p| BackendRun::read(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let trace = build(&registry, &coverage, runs).with_load_errors(&errors);
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let write = |name: &str, text: String| {
-        std::fs::write(out.join(name), text)
-            .map_err(|e| format!("{}: {e}", out.join(name).display()))
-    };
-    write("traceability.md", trace.to_markdown())?;
-    write("traceability.html", trace.to_html())?;
-    write(
-        "traceability.json",
-        serde_json::to_string_pretty(&trace.to_json()).expect("serializes") + "\n",
-    )?;
-    let t = &trace.total;
-    let mut summary = format!(
-        "{} clauses, {} testable, {} covered ({:.1}%), {} pending; {} cases and {} GLSL-source cases ({} failed to load); {} backend run(s).\nwrote {}/traceability.{{md,html,json}}",
-        t.clauses,
-        t.testable,
-        t.covered,
-        t.percent(),
-        t.pending,
-        cases.len(),
-        glsl.len(),
-        errors.len(),
-        trace.runs.len(),
-        out.display()
-    );
-    for (case, id) in &trace.unknown_clause_ids {
-        summary.push_str(&format!(
-            "\ncase `{case}` names `{id}`, which is no clause of the spec-map"
-        ));
-    }
-    Ok(summary)
 }
 
 /// An HTML/Markdown anchor for an id.
