@@ -10,7 +10,7 @@
 //! ser-conformance serve [--profile P] # the reference as a process backend
 //! ser-conformance protocol-schemas DIR   # writes the protocol's JSON Schemas
 //! ser-conformance capabilities | codes   # what backends may claim and report
-//! ser-conformance fuzz --backend B [--cases N] [--seed S] [--out DIR]  # differential fuzzing
+//! ser-conformance fuzz --backend B [--cases N] [--seed S] [--out DIR]  # differential fuzzing (default out: ./ser-fuzz-out)
 //! ser-conformance mutants [--cases DIR] [--out FILE.md]   # the suite against every mutant
 //! ser-conformance emit --lang hlsl|glsl [--profile P] ID  # a case as a compiler reads it
 //! ```
@@ -146,10 +146,13 @@ struct ReportArgs {
 /// Which backend, how it is started, and its time limit.
 #[derive(clap::Args)]
 struct BackendArgs {
-    /// The backend to check: `reference`, or `exec:PATH ARGS` for a program
-    /// speaking the process protocol (docs/protocol.md; the words after
-    /// `exec:` are split at spaces, use --backend-arg for arguments with
-    /// spaces).
+    /// The backend to check: `reference` (the interpreter, in process),
+    /// `vulkan` or `slang` (the `ser-vulkan` or `ser-slang` program next to
+    /// this one: `cargo build --release -p ser-vulkan -p ser-slang`),
+    /// `mutant:NAME` (the reference with one rule broken), or `exec:PATH
+    /// ARGS` for a program speaking the process protocol (docs/protocol.md;
+    /// the words after `exec:` are split at spaces, use --backend-arg for
+    /// arguments with spaces).
     #[arg(long, default_value = "reference")]
     backend: String,
     /// An argument for an `exec:` backend's program, after those in
@@ -191,8 +194,9 @@ struct FuzzArgs {
     /// Most top-level statements of a generated program.
     #[arg(long, default_value_t = 8)]
     max_statements: usize,
-    /// Where shrunk regression cases are written (default: the
-    /// repository's `cases/regressions/`).
+    /// Where regression cases are written (default: `./ser-fuzz-out`, or
+    /// `ser-fuzz-out` in the temporary folder when the current folder is
+    /// inside this repository: never into the suite's `cases/`).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Most shrinking steps per disagreement.
@@ -315,8 +319,23 @@ fn emit(args: EmitArgs) -> ExitCode {
     else {
         return fail(format!("no case `{}` under {}", args.id, dir.display()));
     };
+    if case.kind() == "layout" {
+        return fail(format!(
+            "case `{}` is a layout case: it has no shaders to emit (it checks where the shader binding table's records lie; its expectations are in {})",
+            case.id,
+            case.file.display()
+        ));
+    }
     let hlsl = args.lang == "hlsl";
     let profile = match args.profile.as_deref().map(parse_profile).transpose() {
+        Ok(Some(p)) if !case.profiles.contains(&p) => {
+            let listed: Vec<&str> = case.profiles.iter().map(|p| p.name()).collect();
+            return fail(format!(
+                "case `{}` does not apply to profile {p}: it lists {}",
+                case.id,
+                listed.join(", ")
+            ));
+        }
         Ok(Some(p)) => p,
         Ok(None) => match case.profiles.iter().find(|p| p.is_hlsl() == hlsl) {
             Some(p) => *p,
@@ -437,9 +456,11 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         seed: args.seed,
         first: args.first,
         max_statements: args.max_statements,
-        out: args
-            .out
-            .unwrap_or_else(|| repo_dir("cases").join("regressions")),
+        out: args.out.unwrap_or_else(|| {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+            ser_harness::fuzz::out_dir::default_out(&cwd, &repo)
+        }),
         shrink_budget: args.shrink_budget,
         timeout,
         progress: !args.quiet,
@@ -452,6 +473,10 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         max_time: args.max_seconds.map(Duration::from_secs_f64),
     };
     let diff = Differential::new(backend.clone(), timeout);
+    eprintln!(
+        "ser-conformance fuzz: regression cases go to {} (--out)",
+        campaign.out.display()
+    );
     let summary = match ser_harness::fuzz::run(&campaign, &diff) {
         Ok(s) => s,
         Err(e) => return fail(format!("cannot write a regression case: {e}")),
@@ -542,7 +567,7 @@ fn backend(args: &BackendArgs, timeout: Option<Duration>) -> Result<Arc<dyn Back
             ))
         }
         other => Err(format!(
-            "unknown backend `{other}`; expected `reference`, `vulkan`, `mutant:NAME` or `exec:PATH [ARGS]`"
+            "unknown backend `{other}`; expected `reference`, `vulkan`, `slang`, `mutant:NAME` or `exec:PATH [ARGS]`"
         )),
     }
 }

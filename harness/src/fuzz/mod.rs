@@ -6,7 +6,9 @@
 //! regression case when the generators change; then the campaign goes on.
 
 pub mod expectations;
+pub mod out_dir;
 pub mod shrink;
+pub mod skips;
 
 use crate::backend::{Backend, BackendError, Execution};
 use crate::load::{load_generated, Case};
@@ -103,8 +105,9 @@ pub struct Summary {
     pub not_applicable: u64,
     /// Generated cases inside the claim that the backend declined.
     pub declined: u64,
-    /// Cases the reference cannot decide (too many outcomes, profile).
-    pub skipped: u64,
+    /// Cases the reference cannot decide, per reason (too many outcomes
+    /// to explore, a step budget, ...).
+    pub skipped: skips::Skips,
     /// Cases the generator should not have made, with why.
     pub invalid: Vec<String>,
     pub findings: Vec<Finding>,
@@ -131,7 +134,7 @@ impl std::fmt::Display for Summary {
         let rate = self.run as f64 / self.elapsed.as_secs_f64().max(1e-9);
         write!(
             f,
-            "{} generated case(s): {} agree, {} disagree, {} not applicable, {} declined inside the claim, {} skipped, {} invalid ({rate:.1} cases/s; generating {:.1} s, the reference {:.1} s, the backend {:.1} s, overlapped)",
+            "{} generated case(s): {} agree, {} disagree, {} not applicable, {} declined inside the claim, {}, {} invalid ({rate:.1} cases/s; generating {:.1} s, the reference {:.1} s, the backend {:.1} s, overlapped)",
             self.run,
             self.agree,
             self.findings.len(),
@@ -151,7 +154,8 @@ enum Check {
     Agree,
     NotApplicable,
     Declined,
-    Skipped,
+    /// The reference could not decide it: why.
+    Skipped(String),
     Invalid(String),
     Disagree(Disagreement),
 }
@@ -210,7 +214,7 @@ impl Differential {
     fn with_expectations(&self, name: &str, mut case: Json) -> Result<(Case, Json), Check> {
         let loaded = self.load(name, &case).map_err(Check::Invalid)?;
         if !loaded.profiles.contains(&self.reference.profile()) {
-            return Err(Check::Skipped);
+            return Err(Check::Skipped(skips::OTHER_PROFILE.into()));
         }
         let result = match self.reference.evaluate(&loaded) {
             Ok(Evaluation::Ran(result)) => result,
@@ -234,7 +238,10 @@ impl Differential {
             ))),
             // A limit of the reference (too many outcomes to explore, the
             // step budget) is no verdict on the generator.
-            Outcome::Fault(_) => Err(Check::Skipped),
+            Outcome::Fault(f) => Err(Check::Skipped(skips::reason(
+                f.code,
+                self.reference.options.max_runs,
+            ))),
         }
     }
 
@@ -522,7 +529,7 @@ fn run_here(campaign: &Campaign, diff: &Differential) -> std::io::Result<Summary
                     Check::Agree => summary.agree += 1,
                     Check::NotApplicable => summary.not_applicable += 1,
                     Check::Declined => summary.declined += 1,
-                    Check::Skipped => summary.skipped += 1,
+                    Check::Skipped(why) => summary.skipped.add(&why),
                     Check::Invalid(why) => summary.invalid.push(format!("case {k}: {why}")),
                     Check::Disagree(found) => {
                         bar.suspend(|| {
