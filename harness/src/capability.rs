@@ -3,7 +3,7 @@
 //! in `requires`; a backend that lacks one reports the case as not
 //! supported, naming it.
 
-use ser_lang::ast::{Expr, ExprKind, Item, Library, ResourceKind, Type};
+use ser_lang::ast::{Expr, ExprKind, Item, Library, Type};
 
 /// `(name, what it means)`.
 pub const CAPABILITIES: &[(&str, &str)] = &[
@@ -118,9 +118,13 @@ fn declares_ser(lib: &Library) -> bool {
             Item::GroupShared(g) => has_hit_object(&g.ty),
             Item::Resource(r) => {
                 r.storage.iter().any(|s| s == "reordercoherent")
-                    || matches!(&r.kind, ResourceKind::RwStructuredBuffer(t) if has_hit_object(t))
+                    || r.kind.element().is_some_and(has_hit_object)
             }
-            _ => false,
+            Item::Global(g) => {
+                has_hit_object(&g.ty) || g.storage.iter().any(|s| s == "reordercoherent")
+            }
+            Item::CBuffer(c) => c.fields.iter().any(|f| has_hit_object(&f.ty)),
+            Item::Function(f) => f.qualifiers.iter().any(|s| s == "reordercoherent"),
         })
 }
 

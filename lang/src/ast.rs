@@ -28,6 +28,9 @@ pub enum Item {
     /// `groupshared T name;`: a library may declare it; ray tracing stages
     /// cannot use it.
     GroupShared(GroupSharedDecl),
+    /// `T name;` or `static T name;` at file scope: a non-static one is a
+    /// constant of the `$Globals` constant buffer. Negative cases only.
+    Global(GlobalDecl),
     Function(FunctionDecl),
 }
 
@@ -38,7 +41,19 @@ impl Item {
             Item::Resource(r) => &r.name,
             Item::CBuffer(c) => &c.name,
             Item::GroupShared(g) => &g.name,
+            Item::Global(g) => &g.name,
             Item::Function(f) => &f.name,
+        }
+    }
+
+    pub fn span(&self) -> Span {
+        match self {
+            Item::Struct(s) => s.span,
+            Item::Resource(r) => r.span,
+            Item::CBuffer(c) => c.span,
+            Item::GroupShared(g) => g.span,
+            Item::Global(g) => g.span,
+            Item::Function(f) => f.span,
         }
     }
 }
@@ -113,22 +128,79 @@ pub struct ResourceDecl {
     pub storage: Vec<String>,
     pub kind: ResourceKind,
     pub name: String,
+    /// Array dimensions, `tex[12][12]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dims: Vec<u32>,
     pub register: Option<Register>,
     pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GroupSharedDecl {
+    /// Other keywords written with `groupshared` (`static`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub storage: Vec<String>,
     /// The declared type (an array type for `name[N]`).
     pub ty: Type,
     pub name: String,
     pub span: Span,
 }
 
+/// A file-scope variable: `static float m;`, `HitObject h;`,
+/// `reordercoherent float m;`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct GlobalDecl {
+    /// Keywords before the type: `static`, `const`, `reordercoherent`...
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub storage: Vec<String>,
+    /// The declared type (an array type for `name[N]`).
+    pub ty: Type,
+    pub name: String,
+    pub span: Span,
+}
+
+impl GlobalDecl {
+    pub fn is_static(&self) -> bool {
+        self.storage.iter().any(|s| s == "static")
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum ResourceKind {
     RwStructuredBuffer(Type),
     AccelerationStructure,
+    /// Another resource type ([`crate::names::OTHER_RESOURCES`]), templated
+    /// on an element or not: `StructuredBuffer<T>`, `ConstantBuffer<T>`,
+    /// `RWByteAddressBuffer`, `RWTexture2D<float>`. Negative cases only.
+    Other {
+        name: String,
+        element: Option<Type>,
+    },
+}
+
+impl ResourceKind {
+    /// The type's name as written.
+    pub fn type_name(&self) -> &str {
+        match self {
+            ResourceKind::RwStructuredBuffer(_) => "RWStructuredBuffer",
+            ResourceKind::AccelerationStructure => "RaytracingAccelerationStructure",
+            ResourceKind::Other { name, .. } => name,
+        }
+    }
+
+    /// The element type, for a templated resource.
+    pub fn element(&self) -> Option<&Type> {
+        match self {
+            ResourceKind::RwStructuredBuffer(t) => Some(t),
+            ResourceKind::AccelerationStructure => None,
+            ResourceKind::Other { element, .. } => element.as_ref(),
+        }
+    }
+
+    /// An unordered access view (a `RW` resource).
+    pub fn is_uav(&self) -> bool {
+        self.type_name().starts_with("RW") && self.type_name() != "RWDispatchNodeInputRecord"
+    }
 }
 
 /// `register(u0)` or `register(b0, space1)`.
@@ -143,6 +215,9 @@ pub struct Register {
 /// runs the shader (see `cases/README.md`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CBufferDecl {
+    /// `tbuffer` rather than `cbuffer`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub texture: bool,
     pub name: String,
     pub register: Option<Register>,
     pub fields: Vec<Field>,
@@ -152,6 +227,9 @@ pub struct CBufferDecl {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FunctionDecl {
     pub attributes: Vec<Attribute>,
+    /// Keywords before the return type (`reordercoherent float f()`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub qualifiers: Vec<String>,
     pub return_type: Type,
     pub name: String,
     pub params: Vec<Param>,

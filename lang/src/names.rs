@@ -482,6 +482,34 @@ pub const STAGE_OBJECTS: &[&str] = &[
     "NodeOutputArray",
 ];
 
+/// Resource types other than `RWStructuredBuffer` and the acceleration
+/// structure, which only negative cases declare: the name, and whether it
+/// is templated on an element type.
+pub const OTHER_RESOURCES: &[(&str, bool)] = &[
+    ("StructuredBuffer", true),
+    ("ConstantBuffer", true),
+    ("TextureBuffer", true),
+    ("Buffer", true),
+    ("RWBuffer", true),
+    ("ByteAddressBuffer", false),
+    ("RWByteAddressBuffer", false),
+    ("Texture1D", true),
+    ("Texture2D", true),
+    ("RWTexture1D", true),
+    ("RWTexture2D", true),
+    ("RWTexture3D", true),
+];
+
+/// Keywords a file-scope declaration may start with.
+pub const STORAGE_CLASSES: &[&str] = &[
+    "static",
+    "groupshared",
+    "globallycoherent",
+    "reordercoherent",
+    "const",
+    "uniform",
+];
+
 /// Qualifiers a stage's parameter may take before its type.
 pub const PARAM_QUALIFIERS: &[&str] = &[
     "point",
@@ -500,4 +528,6 @@ pub const PARAM_QUALIFIERS: &[&str] = &[
     "sample",
     "uniform",
     "const",
+    "globallycoherent",
+    "reordercoherent",
 ];

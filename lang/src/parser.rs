@@ -275,32 +275,49 @@ impl<'s> Parser<'s> {
         if self.is_ident("struct") {
             return self.struct_decl(attributes, span).map(Item::Struct);
         }
-        if self.is_ident("cbuffer") {
+        if self.is_ident("cbuffer") || self.is_ident("tbuffer") {
             return self.cbuffer(span).map(Item::CBuffer);
         }
-        if self.is_ident("groupshared") {
-            self.bump();
-            let ty = self.ty()?;
-            let name = self.ident()?;
-            let ty = self.array_suffix(ty)?;
-            self.expect_punct(";")?;
-            return Ok(Item::GroupShared(GroupSharedDecl { ty, name, span }));
-        }
         let mut storage = Vec::new();
-        while self.is_ident("globallycoherent") || self.is_ident("reordercoherent") {
+        while matches!(self.peek(), Tok::Ident(w) if names::STORAGE_CLASSES.contains(&w)) {
             storage.push(self.ident()?);
         }
-        if self.is_ident("RWStructuredBuffer") || self.is_ident("RaytracingAccelerationStructure") {
+        if self.at_resource() {
             return self.resource(storage, span).map(Item::Resource);
         }
-        if !storage.is_empty() {
-            return self.error("a resource type after a storage class");
-        }
-        let return_type = self.ty()?;
+        let ty = self.ty()?;
         let name = self.ident()?;
+        if let Some(i) = storage.iter().position(|s| s == "groupshared") {
+            storage.remove(i);
+            let ty = self.array_suffix(ty)?;
+            self.expect_punct(";")?;
+            return Ok(Item::GroupShared(GroupSharedDecl {
+                storage,
+                ty,
+                name,
+                span,
+            }));
+        }
+        if !self.is_punct("(") {
+            let ty = self.array_suffix(ty)?;
+            self.expect_punct(";")?;
+            return Ok(Item::Global(GlobalDecl {
+                storage,
+                ty,
+                name,
+                span,
+            }));
+        }
         self.within = Some(name.clone());
-        self.function(attributes, return_type, name, span)
+        self.function(attributes, storage, ty, name, span)
             .map(Item::Function)
+    }
+
+    /// Whether a resource type starts here.
+    fn at_resource(&self) -> bool {
+        matches!(self.peek(), Tok::Ident(n)
+            if matches!(n, "RWStructuredBuffer" | "RaytracingAccelerationStructure")
+                || names::OTHER_RESOURCES.iter().any(|(r, _)| *r == n))
     }
 
     fn struct_decl(&mut self, mut attributes: Vec<Attribute>, span: Span) -> PResult<StructDecl> {
@@ -396,29 +413,53 @@ impl<'s> Parser<'s> {
     }
 
     fn resource(&mut self, storage: Vec<String>, span: Span) -> PResult<ResourceDecl> {
-        let kind = match self.ident_text()? {
+        let type_name = self.ident()?;
+        let kind = match type_name.as_str() {
             "RWStructuredBuffer" => {
                 self.expect_punct("<")?;
                 let elem = self.ty()?;
                 self.expect_punct(">")?;
                 ResourceKind::RwStructuredBuffer(elem)
             }
-            _ => ResourceKind::AccelerationStructure,
+            "RaytracingAccelerationStructure" => ResourceKind::AccelerationStructure,
+            _ => {
+                let templated = names::OTHER_RESOURCES
+                    .iter()
+                    .any(|(n, t)| *n == type_name && *t);
+                let element = if templated {
+                    self.expect_punct("<")?;
+                    let elem = self.ty()?;
+                    self.expect_punct(">")?;
+                    Some(elem)
+                } else {
+                    None
+                };
+                ResourceKind::Other {
+                    name: type_name,
+                    element,
+                }
+            }
         };
         let name = self.ident()?;
+        let mut dims = Vec::new();
+        while self.eat_punct("[") {
+            dims.push(self.uint_literal()?);
+            self.expect_punct("]")?;
+        }
         let register = self.register()?;
         self.expect_punct(";")?;
         Ok(ResourceDecl {
             storage,
             kind,
             name,
+            dims,
             register,
             span,
         })
     }
 
     fn cbuffer(&mut self, span: Span) -> PResult<CBufferDecl> {
-        self.bump(); // cbuffer
+        let texture = self.ident()? == "tbuffer";
         let name = self.ident()?;
         self.within = Some(name.clone());
         let register = self.register()?;
@@ -429,6 +470,7 @@ impl<'s> Parser<'s> {
         }
         self.eat_punct(";");
         Ok(CBufferDecl {
+            texture,
             name,
             register,
             fields,
@@ -439,6 +481,7 @@ impl<'s> Parser<'s> {
     fn function(
         &mut self,
         attributes: Vec<Attribute>,
+        qualifiers: Vec<String>,
         return_type: Type,
         name: String,
         span: Span,
@@ -462,6 +505,7 @@ impl<'s> Parser<'s> {
         let body = self.block()?;
         Ok(FunctionDecl {
             attributes,
+            qualifiers,
             return_type,
             name,
             params,
@@ -509,10 +553,17 @@ impl<'s> Parser<'s> {
 
     /// Whether the current token starts a type.
     fn at_type(&self) -> bool {
-        if self.at_dx() {
-            return matches!(self.peek_at(2), Tok::Ident(n) if n == "HitObject");
+        self.type_starts_at(0)
+    }
+
+    /// Whether a type starts `k` tokens ahead.
+    fn type_starts_at(&self, k: usize) -> bool {
+        if matches!(self.peek_at(k), Tok::Ident(d) if d == "dx")
+            && matches!(self.peek_at(k + 1), Tok::Punct("::"))
+        {
+            return matches!(self.peek_at(k + 2), Tok::Ident(n) if n == "HitObject");
         }
-        match self.peek() {
+        match self.peek_at(k) {
             Tok::Ident(s) => {
                 numeric_type(s).is_some()
                     || matches!(s, "void" | "HitObject" | "RayQuery")
@@ -946,9 +997,15 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// Whether `<` here opens a type argument (`<T>(`), not a comparison.
+    fn at_type_argument(&self) -> bool {
+        matches!(self.peek(), Tok::Punct("<")) && self.type_starts_at(1)
+    }
+
     /// `<T>` after a method name that takes an explicit template argument.
     fn method_template(&mut self, method: &str) -> PResult<Option<Type>> {
-        if method == "GetAttributes" && self.eat_punct("<") {
+        let templated = matches!(method, "GetAttributes" | "Load" | "Store");
+        if templated && self.at_type_argument() && self.eat_punct("<") {
             let t = self.ty()?;
             self.expect_punct(">")?;
             Ok(Some(t))

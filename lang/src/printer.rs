@@ -135,14 +135,7 @@ impl Printer<'_> {
     }
 
     fn item(&mut self, item: &Item) {
-        let span = match item {
-            Item::Struct(s) => s.span,
-            Item::Resource(r) => r.span,
-            Item::CBuffer(c) => c.span,
-            Item::GroupShared(g) => g.span,
-            Item::Function(f) => f.span,
-        };
-        self.line_directive(span);
+        self.line_directive(item.span());
         match item {
             Item::Struct(s) => {
                 // DXR's place for `[raypayload]`: `struct [raypayload] Name`.
@@ -160,46 +153,48 @@ impl Printer<'_> {
                     self.out.push_str(s);
                     self.out.push(' ');
                 }
-                match &r.kind {
-                    ResourceKind::RwStructuredBuffer(t) => {
-                        self.out.push_str("RWStructuredBuffer<");
-                        self.ty(t);
-                        self.out.push('>');
-                    }
-                    ResourceKind::AccelerationStructure => {
-                        self.out.push_str("RaytracingAccelerationStructure")
-                    }
+                self.out.push_str(r.kind.type_name());
+                if let Some(t) = r.kind.element() {
+                    self.out.push('<');
+                    self.ty(t);
+                    self.out.push('>');
                 }
                 let _ = write!(self.out, " {}", r.name);
+                for n in &r.dims {
+                    let _ = write!(self.out, "[{n}]");
+                }
                 self.register(&r.register);
                 self.out.push_str(";\n");
             }
             Item::CBuffer(c) => {
                 self.target_attributes(&c.name, &c.register);
-                let _ = write!(self.out, "cbuffer {}", c.name);
+                let keyword = if c.texture { "tbuffer" } else { "cbuffer" };
+                let _ = write!(self.out, "{keyword} {}", c.name);
                 self.register(&c.register);
                 self.out.push_str(" {\n");
                 self.fields(&c.fields);
                 self.out.push_str("};\n");
             }
             Item::GroupShared(g) => {
-                self.out.push_str("groupshared ");
-                let (elem, len) = match &g.ty {
-                    Type::Array(t, n) => (&**t, Some(*n)),
-                    t => (t, None),
-                };
-                self.ty(elem);
-                let _ = write!(self.out, " {}", g.name);
-                if let Some(n) = len {
-                    let _ = write!(self.out, "[{n}]");
+                for w in &g.storage {
+                    let _ = write!(self.out, "{w} ");
                 }
-                self.out.push_str(
-                    ";
-",
-                );
+                self.out.push_str("groupshared ");
+                self.declared(&g.ty, &g.name);
+                self.out.push_str(";\n");
+            }
+            Item::Global(g) => {
+                for w in &g.storage {
+                    let _ = write!(self.out, "{w} ");
+                }
+                self.declared(&g.ty, &g.name);
+                self.out.push_str(";\n");
             }
             Item::Function(f) => {
                 self.attributes(&f.attributes);
+                for q in &f.qualifiers {
+                    let _ = write!(self.out, "{q} ");
+                }
                 self.ty(&f.return_type);
                 let _ = write!(self.out, " {}(", f.name);
                 for (i, p) in f.params.iter().enumerate() {

@@ -27,6 +27,9 @@ pub enum Callee {
     HitObjectMethod,
     /// `query.Name(args)`.
     RayQueryMethod,
+    /// `buffer.Name(args)` on a (RW)ByteAddressBuffer: templated loads and
+    /// stores (negative cases only).
+    ByteAddressBufferMethod,
 }
 
 /// What an operand must be.
@@ -54,6 +57,8 @@ pub enum Operand {
     /// A place the call reads and writes in memory (InterlockedAdd's
     /// destination).
     Destination,
+    /// A value of the call's type argument (`Store<T>(offset, value)`).
+    Value,
 }
 
 /// One operand of an overload.
@@ -138,6 +143,7 @@ impl Builtin {
             Callee::HitObjectStatic => format!("HitObject::{}", self.name),
             Callee::HitObjectMethod => format!("HitObject's {}", self.name),
             Callee::RayQueryMethod => format!("RayQuery's {}", self.name),
+            Callee::ByteAddressBufferMethod => format!("ByteAddressBuffer's {}", self.name),
         }
     }
 
@@ -779,6 +785,34 @@ pub static BUILTINS: &[Builtin] = &[
         RayQueryMethod,
         "CommittedTriangleFrontFace",
         &[o(NONE, R_BOOL)],
+    ),
+    // (RW)ByteAddressBuffer: `Load(offset)` a uint, `Load<T>(offset)` a T;
+    // `Store(offset, value)`, `Store<T>(offset, value)`.
+    b(
+        ByteAddressBufferMethod,
+        "Load",
+        &[
+            o(&[p("Offset", U)], R_UINT),
+            Overload {
+                params: &[p("Offset", U)],
+                returns: Returns::Template,
+                template: Template::Required,
+                form: None,
+            },
+        ],
+    ),
+    b(
+        ByteAddressBufferMethod,
+        "Store",
+        &[
+            o(&[p("Offset", U), p("Value", U)], Returns::Void),
+            Overload {
+                params: &[p("Offset", U), p("Value", Value)],
+                returns: Returns::Void,
+                template: Template::Required,
+                form: None,
+            },
+        ],
     ),
 ];
 

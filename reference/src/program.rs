@@ -141,6 +141,13 @@ pub struct Program {
     pub local_constants: Vec<(String, Type, u32)>,
     /// Payload access qualifiers of the `[raypayload]` structs.
     payloads: BTreeMap<String, crate::payload::PayloadAccess>,
+    /// Resources of other kinds than the runtime's two (a negative case's
+    /// `StructuredBuffer<T>`, `RWByteAddressBuffer`...), by name.
+    pub other_resources: Vec<(String, ResourceKind)>,
+    /// The declarations that only a negative case may make, since nothing
+    /// here runs them: file-scope variables, other resources, constant
+    /// buffers other than the local root constants.
+    pub static_only: Vec<String>,
 }
 
 impl StructLayouts for Program {
@@ -183,18 +190,14 @@ impl Program {
             acceleration_structures: Vec::new(),
             local_constants: Vec::new(),
             payloads: BTreeMap::new(),
+            other_resources: Vec::new(),
+            static_only: Vec::new(),
         };
         let mut shapes = types::Shapes::new(&program.structs);
         let mut seen = HashSet::new();
         for (i, item) in library.items.iter().enumerate() {
-            let (span, name) = match item {
-                Item::Struct(s) => (s.span, &s.name),
-                Item::Resource(r) => (r.span, &r.name),
-                Item::CBuffer(c) => (c.span, &c.name),
-                Item::GroupShared(g) => (g.span, &g.name),
-                Item::Function(f) => (f.span, &f.name),
-            };
-            if !seen.insert(name.as_str())
+            let (span, name) = (item.span(), item.name());
+            if !seen.insert(name)
                 || program.structs.contains_key(name) && !matches!(item, Item::Struct(_))
             {
                 return Err(err(span, None, format!("`{name}` is declared twice")));
@@ -244,7 +247,21 @@ impl Program {
                     ResourceKind::AccelerationStructure => {
                         program.acceleration_structures.push(r.name.clone())
                     }
+                    ResourceKind::Other { name, .. } => {
+                        program.static_only.push(format!("the {name} `{}`", r.name));
+                        program
+                            .other_resources
+                            .push((r.name.clone(), r.kind.clone()));
+                    }
                 },
+                Item::Global(g) => program
+                    .static_only
+                    .push(format!("the file-scope variable `{}`", g.name)),
+                // A constant buffer other than the local root constants
+                // (register space 1).
+                Item::CBuffer(c) if c.texture || !is_local_root_table(c) => program
+                    .static_only
+                    .push(format!("the constant buffer `{}`", c.name)),
                 // Declared, never usable by a ray tracing stage: the
                 // validator rules on what it holds.
                 Item::GroupShared(_) => {}
@@ -323,6 +340,18 @@ impl Program {
         }
     }
 
+    /// What a file-scope name of a negative case's library is: a resource
+    /// of another kind, or a file-scope variable.
+    pub fn file_scope(&self, name: &str) -> Option<typing::Ty> {
+        if let Some((_, k)) = self.other_resources.iter().find(|(n, _)| n == name) {
+            return Some(typing::Ty::Resource(k.clone()));
+        }
+        self.library.items.iter().find_map(|i| match i {
+            Item::Global(g) if g.name == name => Some(typing::Ty::Value(g.ty.clone())),
+            _ => None,
+        })
+    }
+
     pub fn function(&self, name: &str) -> Option<&FunctionDecl> {
         match &self.library.items[*self.functions.get(name)?] {
             Item::Function(f) => Some(f),
@@ -357,6 +386,15 @@ impl Program {
             .find(|(_, (n, _))| names::same(n.as_bytes(), field.as_bytes()))
             .map(|(i, (_, t))| (i, t))
     }
+}
+
+/// A `cbuffer` in register space 1: the shader record's local root
+/// constants (`cases/README.md`).
+fn is_local_root_table(c: &CBufferDecl) -> bool {
+    c.register
+        .as_ref()
+        .and_then(|r| r.space.as_deref())
+        .is_some_and(|s| s == "space1")
 }
 
 fn check_entry_signature(f: &FunctionDecl, stage: Stage) -> Result<(), ProgramError> {

@@ -100,7 +100,9 @@ impl Interface {
                 let Item::Resource(r) = item else { return None };
                 let binding = match r.kind {
                     ResourceKind::AccelerationStructure => ACCELERATION_STRUCTURE_BINDING,
-                    ResourceKind::RwStructuredBuffer(_) => {
+                    // Every other resource a binding of its own, after
+                    // the acceleration structure's.
+                    ResourceKind::RwStructuredBuffer(_) | ResourceKind::Other { .. } => {
                         buffers += 1;
                         buffers
                     }
@@ -131,6 +133,12 @@ impl Interface {
                         element: t.clone(),
                         words_per_element: words,
                     });
+                }
+                ResourceKind::Other { name, .. } => {
+                    return Err(format!(
+                        "`{}`: a {name} is declared only in negative cases; nothing binds it",
+                        r.name
+                    ))
                 }
             }
         }

@@ -391,6 +391,14 @@ fn load_case(
         let (p, m) = library_error(&spec, e.span.line, &at, format!("{e}"));
         error(p, m)
     })?;
+    if !negative {
+        if let Some(what) = program.static_only.first() {
+            return Err(error(
+                at("library"),
+                format!("{what} is declared only in negative cases (`expect.diagnostics`): nothing runs a program that declares it"),
+            ));
+        }
+    }
     check_shader_table(&spec, &program, &at).map_err(|(p, m)| error(p, m))?;
     let (buffers, expected) = match &spec.expect {
         ExpectSpec::Diagnostics(list) => (

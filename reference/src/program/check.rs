@@ -63,6 +63,9 @@ impl Names for Scopes<'_> {
         if let Some(t) = self.declared(name) {
             return Some(Ty::Value(t.clone()));
         }
+        if let Some(t) = p.file_scope(name) {
+            return Some(t);
+        }
         names::constant(name).map(|_| Ty::Value(Type::Scalar(ScalarType::Uint)))
     }
 }
@@ -159,6 +162,7 @@ impl Check<'_> {
                     || p.acceleration_structures.contains(n)
                     || p.local_constants.iter().any(|(c, ..)| c == n)
                     || s.declared(n).is_some()
+                    || p.file_scope(n).is_some()
                     || names::constant(n).is_some();
                 let group_shared = || {
                     p.library
@@ -235,10 +239,11 @@ impl Check<'_> {
                     });
                 };
                 let wanted = match callee {
-                    Callee::HitObjectMethod => Operand::HitObject,
-                    _ => Operand::RayQuery,
+                    Callee::HitObjectMethod => Some(Operand::HitObject),
+                    Callee::RayQueryMethod => Some(Operand::RayQuery),
+                    _ => None,
                 };
-                if let Some(t) = &receiver_ty {
+                if let (Some(t), Some(wanted)) = (&receiver_ty, wanted) {
                     if let Err(m) = fits(wanted, t) {
                         return fail(format!(
                             "`.{method}()` is called on a {}; {m}",
@@ -342,7 +347,11 @@ fn fits(operand: Operand, t: &Ty) -> Result<(), String> {
         Operand::AccelerationStructure => *t == Ty::AccelerationStructure,
         Operand::HitObject => value == Some(&Type::HitObject),
         Operand::RayQuery => matches!(value, Some(Type::RayQuery(..))),
-        Operand::Payload | Operand::Attributes | Operand::Out | Operand::Destination => true,
+        Operand::Payload
+        | Operand::Attributes
+        | Operand::Out
+        | Operand::Destination
+        | Operand::Value => true,
     };
     if ok {
         return Ok(());

@@ -15,6 +15,8 @@ pub enum Ty {
     AccelerationStructure,
     /// A buffer, of elements of this type.
     Buffer(Type),
+    /// A resource of another kind (a negative case's).
+    Resource(ResourceKind),
 }
 
 impl Ty {
@@ -24,6 +26,10 @@ impl Ty {
             Ty::Value(t) => describe(t),
             Ty::AccelerationStructure => "RaytracingAccelerationStructure".into(),
             Ty::Buffer(t) => format!("RWStructuredBuffer<{}>", describe(t)),
+            Ty::Resource(k) => match k.element() {
+                Some(t) => format!("{}<{}>", k.type_name(), describe(t)),
+                None => k.type_name().to_string(),
+            },
         }
     }
 }
@@ -88,6 +94,7 @@ pub fn type_of(program: &Program, names: &dyn Names, e: &Expr) -> Option<Ty> {
         },
         ExprKind::Index(base, _) => match of(base)? {
             Ty::Buffer(t) => value(t),
+            Ty::Resource(k) => k.element().cloned().map(Ty::Value),
             Ty::Value(Type::Array(t, _)) => value(*t),
             Ty::Value(Type::Vector(s, _)) => value(Type::Scalar(s)),
             Ty::Value(Type::Matrix(s, _, c)) => value(Type::Vector(s, c)),
@@ -142,6 +149,9 @@ pub fn method_callee(receiver: Option<&Ty>, method: &str) -> Callee {
     match receiver {
         Some(Ty::Value(Type::HitObject)) => Callee::HitObjectMethod,
         Some(Ty::Value(Type::RayQuery(..))) => Callee::RayQueryMethod,
+        Some(Ty::Resource(k)) if k.type_name().ends_with("ByteAddressBuffer") => {
+            Callee::ByteAddressBufferMethod
+        }
         _ if ser_lang::names::HIT_OBJECT_METHODS.contains(&method) => Callee::HitObjectMethod,
         _ => Callee::RayQueryMethod,
     }
