@@ -567,7 +567,7 @@ fn backend(args: &BackendArgs, timeout: Option<Duration>) -> Result<Arc<dyn Back
             ))
         }
         other => Err(format!(
-            "unknown backend `{other}`; expected `reference`, `vulkan`, `slang`, `mutant:NAME` or `exec:PATH [ARGS]`"
+            "unknown backend `{other}`; expected `reference`, `vulkan`, `mutant:NAME` or `exec:PATH [ARGS]`"
         )),
     }
 }
