@@ -36,17 +36,26 @@ impl Trace {
 
     /// One line per document, then each document's sections, folded.
     fn coverage_html(&self, s: &mut String) {
-        s.push_str("<h2 id=coverage>Coverage by document and section</h2><table class=cov><colgroup><col><col class=n><col class=n><col class=n><col class=n><col class=barcol></colgroup><tr><th>document<th>clauses<th>testable<th>covered<th>pending<th>coverage</tr>");
+        s.push_str("<h2 id=coverage>Coverage by document and section</h2><table class=cov><colgroup><col><col class=n><col class=n><col class=n><col class=n><col class=tw><col class=barcol></colgroup><tr><th>document<th>clauses<th>testable<th>covered<th>pending<th>twins covered through their primary<th>coverage</tr>");
         for d in &self.documents {
             let _ = write!(
                 s,
-                "<tr><td><a href='#cov-{}'>{}</a><td class=n>{}<td class=n>{}<td class=n>{}<td class=n>{}<td>{}</tr>",
+                "<tr><td><a href='#cov-{}'>{}</a><td class=n>{}<td class=n>{}<td class=n>{}<td class=n>{}<td class=n>{}<td>{}</tr>",
                 anchor(&d.document),
                 esc(&d.document),
                 thousands(d.tally.clauses),
                 thousands(d.tally.testable),
                 thousands(d.tally.covered),
                 thousands(d.tally.pending),
+                if d.tally.twins == 0 {
+                    String::new()
+                } else {
+                    format!(
+                        "{} of {}",
+                        thousands(d.tally.twins_covered),
+                        thousands(d.tally.twins)
+                    )
+                },
                 html_bar(&d.tally, &d.twins_of)
             );
         }
@@ -230,7 +239,7 @@ fn cases(r: &ClauseRow) -> String {
             folded(&plural(r.cases.len(), "case"), vec![via])
         };
     }
-    fold(r.cases.iter().map(|c| path(c)).collect(), "cases")
+    fold(r.cases.iter().map(|c| wbr(c)).collect(), "cases")
 }
 
 /// A clause's counterparts: those stating the same rule on one line, each
@@ -269,11 +278,6 @@ fn plain(quote: &str) -> String {
 /// `1 case`, `12 cases`.
 fn plural(n: usize, noun: &str) -> String {
     format!("{} {noun}{}", thousands(n), if n == 1 { "" } else { "s" })
-}
-
-/// A case id, escaped, that breaks only after a slash.
-fn path(case: &str) -> String {
-    esc(case).replace('/', "/<wbr>")
 }
 
 /// A list of `noun`s, folded behind its count when long.

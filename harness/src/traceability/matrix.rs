@@ -42,7 +42,7 @@ impl Trace {
     }
 
     fn totals_html(&self, s: &mut String) {
-        s.push_str("<table class=totals><colgroup><col class=bn><col class=bl><col><col><col></colgroup><tr><th>#<th>backend<th>verdict<th>cases<th>clauses with cases</tr>");
+        s.push_str("<table class=totals><colgroup><col class=bn><col class=bl><col class=vd><col><col></colgroup><tr><th>#<th>backend<th>verdict<th>cases<th>clauses with cases</tr>");
         for (i, run) in self.runs.iter().enumerate() {
             let cases: Vec<String> = run
                 .verdict_counts()

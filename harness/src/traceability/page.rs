@@ -6,9 +6,9 @@ pub const HEAD: &str = r#"<!doctype html><html lang=en><head><meta charset=utf-8
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1360px;color:#1b1f24;padding:0 16px}
 h1{margin:0 0 4px}h2{margin-top:32px;border-bottom:1px solid #d0d7de}h3{margin-top:20px}nav a{margin-right:12px}
 .lead{font-size:16px;color:#444}.muted{color:#57606a;font-weight:normal;font-size:13px}
-table{border-collapse:collapse;width:100%;margin:8px 0 16px;table-layout:fixed}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top;word-break:normal;overflow-wrap:normal;hyphens:none}
-th{background:#f6f8fa;font-size:12px}td.n{text-align:right}col.n{width:80px}col.barcol{width:300px}tr.all td{font-weight:600;background:#f6f8fa}
-col.id{width:25%}col.kind{width:9%}col.q{width:46%}col.cases{width:20%}col.cid{width:30%}col.doc{width:22%}col.bn{width:40px}col.bl{width:24%}
+table{border-collapse:collapse;width:100%;margin:8px 0 16px;table-layout:fixed}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top;word-break:normal;hyphens:none}th{overflow-wrap:normal}td{overflow-wrap:break-word}
+th{background:#f6f8fa;font-size:12px}td.n{text-align:right}col.n{width:80px}col.tw{width:150px}col.barcol{width:300px}tr.all td{font-weight:600;background:#f6f8fa}
+col.id{width:25%}col.kind{width:9%}col.q{width:46%}col.cases{width:20%}col.cid{width:30%}col.doc{width:22%}col.bn{width:40px}col.bl{width:22%}col.vd{width:34%}
 .bar{display:inline-block;width:200px;height:12px;background:#eaeef2;border-radius:6px;overflow:hidden;vertical-align:middle}
 .na{color:#6e7781;font-size:12px}.bar span{display:inline-block;height:100%}.bar .c{background:#2da44e}.bar .p{background:#d4a72c}.bar .t{background:#8fd19e}
 .st{font-weight:600;padding:1px 5px;border-radius:4px;font-size:12px}.pass{background:#dafbe1;color:#116329}.broken{background:#ffebe9;color:#a40e26}

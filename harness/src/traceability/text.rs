@@ -10,7 +10,7 @@ pub fn esc(s: &str) -> String {
 }
 
 /// Runs of an id longer than this may break after an underscore.
-const RUN: usize = 14;
+const RUN: usize = 24;
 
 /// A clause or case id, escaped, that a narrow column breaks only after a
 /// dot or a slash, or after an underscore ending a long run: never inside
@@ -55,7 +55,7 @@ mod tests {
         assert_eq!(wbr("short_name"), "short_name");
         assert_eq!(
             wbr("hit_object_record_from_query"),
-            "hit_object_record_<wbr>from_query"
+            "hit_object_record_from_query"
         );
         assert_eq!(wbr("<a>"), "&lt;a&gt;");
         assert_eq!(wbr_tight("my_func"), "my_<wbr>func");
