@@ -33,11 +33,12 @@ var fb=document.getElementById('fb'),fs=document.getElementById('fs'),fd=documen
 var t0=document.querySelector('table.mx');if(t0)t0.querySelectorAll('th').forEach(function(th,i){if(i>0)fb.add(new Option(th.textContent,i))});
 var seen={};document.querySelectorAll('details.group[data-doc]').forEach(function(d){var k=d.dataset.doc;if(!seen[k]){seen[k]=1;fd.add(new Option(d.querySelector('b').textContent,k))}});
 var rank={broken:0,cited:1,notmet:2,pass:3,na:4,nr:5};function st(td){for(var k in rank)if(td&&td.classList.contains(k))return k;return 'nr'}
-function apply(){var b=+fb.value,s=fs.value,d=fd.value,q=ft.value.trim();
-document.querySelectorAll('details.group[data-doc]').forEach(function(g){g.hidden=!!d&&g.dataset.doc!==d;if(d&&!g.hidden&&(s||b||q))g.open=true});
+function apply(){var b=+fb.value,s=fs.value,d=fd.value,q=ft.value.trim(),any=!!(s||q);
 document.querySelectorAll('table.mx tbody tr').forEach(function(tr){var c=tr.cells,ok=!q||c[0].textContent.indexOf(q)>=0;
 if(ok&&s){ok=false;for(var i=1;i<c.length;i++)if((!b||i===b)&&st(c[i])===s)ok=true}
-tr.hidden=!ok})}
+tr.hidden=!ok});
+document.querySelectorAll('details.group[data-doc]').forEach(function(g){var n=g.querySelectorAll('table.mx tbody tr:not([hidden])').length;
+g.hidden=(!!d&&g.dataset.doc!==d)||(any&&n===0);if(!g.hidden&&(any||d))g.open=true})}
 [fb,fs,fd].forEach(function(e){e.onchange=apply});ft.oninput=apply;
 document.querySelectorAll('table.mx').forEach(function(t){t.querySelectorAll('th').forEach(function(th,i){th.className='sort';th.onclick=function(){
 var rows=[].slice.call(t.tBodies[0].rows);rows.sort(function(a,b){return i?rank[st(a.cells[i])]-rank[st(b.cells[i])]||a.cells[0].textContent.localeCompare(b.cells[0].textContent):a.cells[0].textContent.localeCompare(b.cells[0].textContent)});
