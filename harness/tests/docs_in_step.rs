@@ -164,11 +164,13 @@ fn the_sample_run_prints_what_the_readme_shows() {
         "serve",
         "--backend-arg=--fault=decline=max_depth_2",
     ]);
+    // When the cases change, the README's sample is run again and pasted
+    // (its first line is the command).
     let last: Vec<&str> = sample.lines().rev().take(2).collect();
     for line in last {
         assert!(
             output.contains(line),
-            "README's sample line `{line}` is not what the program prints:\n{output}"
+            "README's sample line `{line}` is not what the program prints now; run the sample's command again and update the README:\n{output}"
         );
     }
     let counts = |text: &str| -> (String, String) {
@@ -187,7 +189,11 @@ fn the_sample_run_prints_what_the_readme_shows() {
             .to_string();
         (running, result)
     };
-    assert_eq!(counts(sample), counts(&output));
+    assert_eq!(
+        counts(sample),
+        counts(&output),
+        "README's sample run: the counts the program prints now differ; run it again and update the README"
+    );
 }
 
 /// The README's "over N" counts hold for the repository as it is.
