@@ -96,18 +96,17 @@ impl Profile {
         self == Profile::Sm69
     }
 
-    /// The clause that bounds a trace's or an invoke's recursion depth
-    /// under this profile: the Vulkan chapter's
-    /// `maxPipelineRayRecursionDepth` rule for the Vulkan profiles
-    /// (`vk_rt.recursion.max_pipeline_ray_recursion_depth`), the HLSL
-    /// clause `hlsl` names otherwise.
-    pub fn recursion_clause(self, hlsl: &'static str) -> &'static str {
-        match self {
-            Profile::VulkanNv | Profile::VulkanExt => {
-                "vk_rt.recursion.max_pipeline_ray_recursion_depth"
-            }
-            _ => hlsl,
-        }
+    /// Whether the recursion bound is on the shaders invoked rather than on
+    /// the calls that may invoke them. Vulkan bounds invocations:
+    /// "Applications must not invoke a shader with a recursion depth greater
+    /// than the value of maxPipelineRayRecursionDepth"
+    /// (`vk_rt.recursion.max_pipeline_ray_recursion_depth`), so a trace at
+    /// the maximum depth that runs no shader (an opaque hit, recorded and
+    /// never executed) is legal. HLSL bounds the calls: "HitObject::TraceRay
+    /// must not be invoked if the maximum trace recursion depth has been
+    /// reached" (`ser.hit_object.trace_ray.not_at_max_recursion`).
+    pub fn bounds_invocations(self) -> bool {
+        matches!(self, Profile::VulkanNv | Profile::VulkanExt)
     }
 
     /// Whether a generated hit's attributes may be those a later, rejected

@@ -63,7 +63,10 @@ impl<'a> Thread<'a> {
             }
         }
         let max = self.w.dispatch.max_recursion_depth;
-        if self.depth >= max && !mutation::active(Mutation::InvokeNotCountedForRecursion) {
+        if self.depth >= max
+            && !self.w.options.profile.bounds_invocations()
+            && !mutation::active(Mutation::InvokeNotCountedForRecursion)
+        {
             return Err(crate::outcome::Fault::new(
                 FaultCode::RecursionDepthExceeded,
                 format!(
@@ -71,12 +74,7 @@ impl<'a> Thread<'a> {
                     self.depth
                 ),
             )
-            .clause(
-                self.w
-                    .options
-                    .profile
-                    .recursion_clause("ser.hit_object.invoke.not_at_max_recursion"),
-            )
+            .clause("ser.hit_object.invoke.not_at_max_recursion")
             .into());
         }
         let payload = self.enter_call(payload, Call::Invoke);

@@ -55,7 +55,7 @@ impl<'a> Thread<'a> {
             );
         }
         let max = self.w.dispatch.max_recursion_depth;
-        if self.depth >= max {
+        if self.depth >= max && !self.w.options.profile.bounds_invocations() {
             return Err(Fault::new(
                 FaultCode::RecursionDepthExceeded,
                 format!(
@@ -63,7 +63,35 @@ impl<'a> Thread<'a> {
                     self.depth
                 ),
             )
-            .clause(self.w.options.profile.recursion_clause(clause))
+            .clause(clause)
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Under Vulkan, a shader about to run one level down must not be
+    /// deeper than the pipeline's maximum
+    /// (`vk_rt.recursion.max_pipeline_ray_recursion_depth`; a shader run
+    /// by a trace or an execute is one deeper than its caller,
+    /// `vk_rt.recursion.depth_definition`).
+    pub(super) fn check_can_invoke(&self, shader: &str, stage: Stage) -> Ex<()> {
+        let max = self.w.dispatch.max_recursion_depth;
+        // An any-hit shader a ReportHit runs is executed by the same trace
+        // as the intersection shader that reports: the same depth.
+        let depth = if self.stage() == Stage::Intersection {
+            self.depth
+        } else {
+            self.depth + 1
+        };
+        if self.w.options.profile.bounds_invocations() && depth > max {
+            return Err(Fault::new(
+                FaultCode::RecursionDepthExceeded,
+                format!(
+                    "the {} shader `{shader}` would run at recursion depth {depth} with a maximum of {max}",
+                    stage.name(),
+                ),
+            )
+            .clause("vk_rt.recursion.max_pipeline_ray_recursion_depth")
             .into());
         }
         Ok(())
@@ -271,6 +299,7 @@ impl<'a> Thread<'a> {
         if let Some((access, s)) = paq {
             access.enter_stage(&mut args[0], s);
         }
+        self.check_can_invoke(shader, stage)?;
         self.depth += 1;
         self.reorder_point(ReorderPoint::ShaderTransition);
         let result = self.invoke_entry(shader, stage, system, constants, args);
@@ -494,6 +523,7 @@ impl<'a> Thread<'a> {
             unknown_kind,
             no_attributes(),
         );
+        self.check_can_invoke(&shader, Stage::Intersection)?;
         self.depth += 1;
         self.reorder_point(ReorderPoint::ShaderTransition);
         self.write_logs.push(Vec::new());
