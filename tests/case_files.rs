@@ -10,8 +10,11 @@ fn every_library_round_trips_through_the_printer() {
         .filter_map(Result::ok)
     {
         let text = ser_lang::print(case.library());
-        let again = ser_lang::parse(&text)
+        let mut again = ser_lang::parse(&text)
             .unwrap_or_else(|e| panic!("{}: printed library does not parse: {e}\n{text}", case.id));
+        // The case's own options, which no text carries.
+        again.names_as_written = case.library().names_as_written;
+        again.shader_model = case.library().shader_model.clone();
         assert_eq!(
             *case.library(),
             again,

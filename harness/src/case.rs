@@ -17,6 +17,15 @@ use ser_reference::Profile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// How a case's SER names are read ([`CaseSpec::names`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NamesSpec {
+    #[default]
+    Profile,
+    AsWritten,
+}
+
 /// One case, after the defaults are applied.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +53,16 @@ pub struct CaseSpec {
     /// Where the spec is silent or ambiguous: the reading the case takes.
     #[serde(default)]
     pub reading: Option<String>,
+    /// How SER's names are read: `profile` (the default: as each profile
+    /// spells them, the texts' own implicit `using namespace dx`) or
+    /// `as_written` (Shader Model 6.9's namespace rule applies to the text:
+    /// an unqualified name needs a `using namespace dx;`). `sm69` only.
+    #[serde(default)]
+    pub names: NamesSpec,
+    /// The shader model the library is compiled for, `"6.8"`: the
+    /// availability rules read it (`sm69` only; default: the profile's).
+    #[serde(default)]
+    pub shader_model: Option<String>,
     /// Pins the schedule (`none`, `regroup`, `replace`, `shuffle:SEED`) to
     /// show what one legal policy does at reorder points; only a backend
     /// that can choose its schedule (the reference) runs such a case.

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// A shader library: every declaration and entry point of one case, as in a
 /// DXR library compiled from one HLSL file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Default, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Library {
     pub items: Vec<Item>,
     /// The library spells SER's names in namespace `dx` (`dx::HitObject`,
@@ -18,6 +18,38 @@ pub struct Library {
     /// keeps names unqualified; the printer then qualifies every one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub dx_namespace: bool,
+    /// Each use of a SER name ([`crate::names::DX_NAMESPACE`]) in source
+    /// order: whether it was written `dx::`-qualified, and whether a
+    /// `using namespace dx;` was in scope. The validator rules on them when
+    /// the names are taken as written ([`Library::names_as_written`]); the
+    /// canonical printer reproduces them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub name_uses: Vec<NameUse>,
+    /// The items a file-scope `using namespace dx;` comes before (by index;
+    /// `items.len()` for one at the end).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub using_dx: Vec<usize>,
+    /// The case takes SER's names as written (`"names": "as_written"`):
+    /// under Shader Model 6.9 an unqualified `HitObject` outside a
+    /// `using namespace dx;` is undeclared, and a target prints each name as
+    /// the case wrote it. Otherwise names are the profile's to spell.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub names_as_written: bool,
+    /// The shader model the library is compiled for (`"6.8"`), where the
+    /// case says: availability rules read it. None: the profile's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shader_model: Option<String>,
+}
+
+/// One use of a SER name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct NameUse {
+    pub name: String,
+    /// Written `dx::Name`.
+    pub qualified: bool,
+    /// A `using namespace dx;` was in scope.
+    pub in_using_scope: bool,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -374,6 +406,9 @@ pub enum StmtKind {
     Break,
     Continue,
     Return(Option<Expr>),
+    /// `using namespace dx;`: SER's names unqualified for the rest of the
+    /// block.
+    UsingDx,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

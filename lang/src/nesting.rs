@@ -226,7 +226,10 @@ impl<'a> Node<'a> {
                     out.push(Node::Expr(cond));
                     out.push(Node::Stmt(body));
                 }
-                StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => {}
+                StmtKind::Break
+                | StmtKind::Continue
+                | StmtKind::Return(None)
+                | StmtKind::UsingDx => {}
             },
             Node::Expr(e) => match &e.kind {
                 ExprKind::IntLit { .. }

@@ -44,6 +44,10 @@ fn parse_here(src: &str) -> Result<Library, ParseError> {
         within: None,
         guard: Guard::default(),
         dx_namespace: false,
+        name_uses: Default::default(),
+        file_using: false,
+        block_using: Vec::new(),
+        using_dx: Vec::new(),
     };
     p.library().map_err(|mut e| {
         e.within = p.within.clone();
@@ -87,6 +91,14 @@ struct Parser<'s> {
     guard: Guard,
     /// Whether a `dx::` name was read.
     dx_namespace: bool,
+    /// The SER names read, by token position (a lookahead may pass one
+    /// twice).
+    name_uses: std::collections::BTreeMap<usize, NameUse>,
+    /// A file-scope `using namespace dx;` was read.
+    file_using: bool,
+    /// For each open block, whether it holds a `using namespace dx;`.
+    block_using: Vec<bool>,
+    using_dx: Vec<usize>,
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -156,13 +168,48 @@ impl<'s> Parser<'s> {
             && matches!(self.peek_at(2), Tok::Ident(n) if names::DX_NAMESPACE.contains(&n))
     }
 
-    /// Skips a `dx::` qualifier (Shader Model 6.9's namespace of SER names).
+    /// Skips a `dx::` qualifier (Shader Model 6.9's namespace of SER names),
+    /// and notes the use of a SER name that starts here.
     fn skip_dx(&mut self) {
-        if self.at_dx() {
+        let span = self.span();
+        let qualified = self.at_dx();
+        if qualified {
             self.bump();
             self.bump();
             self.dx_namespace = true;
         }
+        if let Tok::Ident(n) = self.peek() {
+            if names::DX_NAMESPACE.contains(&n) {
+                let in_using_scope = self.file_using || self.block_using.iter().any(|u| *u);
+                self.name_uses.insert(
+                    self.pos,
+                    NameUse {
+                        name: n.to_string(),
+                        qualified,
+                        in_using_scope,
+                        span,
+                    },
+                );
+            }
+        }
+    }
+
+    /// `using namespace dx;` starts here.
+    fn at_using_dx(&self) -> bool {
+        matches!(self.peek(), Tok::Ident("using"))
+            && matches!(self.peek_at(1), Tok::Ident("namespace"))
+    }
+
+    /// `using namespace dx;` (no other namespace exists here).
+    fn using_dx_statement(&mut self) -> PResult<()> {
+        self.bump();
+        self.bump();
+        self.dx_namespace = true;
+        if !self.is_ident("dx") {
+            return self.error("`dx` (the only namespace: Shader Model 6.9's SER names)");
+        }
+        self.bump();
+        self.expect_punct(";")
     }
 
     /// A name the tree keeps.
@@ -233,11 +280,21 @@ impl<'s> Parser<'s> {
         let mut items = Vec::new();
         while self.peek() != Tok::Eof {
             self.within = None;
+            if self.at_using_dx() {
+                self.using_dx_statement()?;
+                self.file_using = true;
+                self.using_dx.push(items.len());
+                continue;
+            }
             items.push(self.item()?);
         }
         Ok(Library {
             items,
             dx_namespace: self.dx_namespace,
+            name_uses: std::mem::take(&mut self.name_uses).into_values().collect(),
+            using_dx: std::mem::take(&mut self.using_dx),
+            names_as_written: false,
+            shader_model: None,
         })
     }
 
@@ -635,6 +692,7 @@ impl<'s> Parser<'s> {
 
     fn block(&mut self) -> PResult<Block> {
         self.expect_punct("{")?;
+        self.block_using.push(false);
         let mut stmts = Vec::new();
         while !self.eat_punct("}") {
             if self.peek() == Tok::Eof {
@@ -642,6 +700,7 @@ impl<'s> Parser<'s> {
             }
             stmts.push(self.stmt()?);
         }
+        self.block_using.pop();
         Ok(Block { stmts })
     }
 
@@ -661,6 +720,13 @@ impl<'s> Parser<'s> {
     fn stmt_kind(&mut self) -> PResult<StmtKind> {
         if self.is_punct("{") {
             return Ok(StmtKind::Block(self.block()?));
+        }
+        if self.at_using_dx() {
+            self.using_dx_statement()?;
+            if let Some(top) = self.block_using.last_mut() {
+                *top = true;
+            }
+            return Ok(StmtKind::UsingDx);
         }
         if let Tok::Ident(word) = self.peek() {
             match word {

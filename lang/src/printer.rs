@@ -16,6 +16,9 @@ use std::fmt::Write;
 pub struct Spelling {
     /// Qualify SER's names ([`crate::names::DX_NAMESPACE`]) with `dx::`.
     pub dx: bool,
+    /// Spell each SER name as the library wrote it ([`Library::name_uses`]),
+    /// whatever `dx` says.
+    pub as_written: bool,
     /// `[[vk::binding(BINDING, SET)]]` before each resource named here.
     pub vk_bindings: BTreeMap<String, (u32, u32)>,
     /// The register space whose `cbuffer` holds a record's local root
@@ -33,7 +36,7 @@ pub fn print(lib: &Library) -> String {
     print_as(
         lib,
         &Spelling {
-            dx: lib.dx_namespace,
+            as_written: true,
             ..Spelling::default()
         },
     )
@@ -43,13 +46,20 @@ pub fn print(lib: &Library) -> String {
 pub fn print_as(lib: &Library, spelling: &Spelling) -> String {
     let mut p = Printer {
         spelling: Some(spelling),
+        uses: &lib.name_uses,
         ..Printer::default()
     };
     for (i, item) in lib.items.iter().enumerate() {
         if i > 0 {
             p.out.push('\n');
         }
+        for _ in lib.using_dx.iter().filter(|u| **u == i) {
+            p.out.push_str("using namespace dx;\n");
+        }
         p.item(item);
+    }
+    for _ in lib.using_dx.iter().filter(|u| **u == lib.items.len()) {
+        p.out.push_str("using namespace dx;\n");
     }
     p.out
 }
@@ -74,14 +84,26 @@ struct Printer<'a> {
     indent: usize,
     /// The target's spelling; none for an expression or type printed alone.
     spelling: Option<&'a Spelling>,
+    /// The library's SER name uses, in the order the printer meets them.
+    uses: &'a [NameUse],
+    next_use: usize,
 }
 
-impl Printer<'_> {
+impl<'a> Printer<'a> {
     /// A name of [`names::DX_NAMESPACE`], qualified when the library spells
     /// them in namespace `dx`.
     fn ser_name(&mut self, name: &str) {
-        if self.spelling.is_some_and(|s| s.dx) && crate::names::DX_NAMESPACE.contains(&name) {
-            self.out.push_str("dx::");
+        if crate::names::DX_NAMESPACE.contains(&name) {
+            let written = self.uses.get(self.next_use).is_some_and(|u| u.qualified);
+            self.next_use += 1;
+            let qualify = match self.spelling {
+                Some(s) if s.as_written => written,
+                Some(s) => s.dx,
+                None => false,
+            };
+            if qualify {
+                self.out.push_str("dx::");
+            }
         }
         self.out.push_str(name);
     }
@@ -409,6 +431,7 @@ impl Printer<'_> {
                 self.out.push_str(");");
             }
             StmtKind::Break => self.out.push_str("break;"),
+            StmtKind::UsingDx => self.out.push_str("using namespace dx;"),
             StmtKind::Continue => self.out.push_str("continue;"),
             StmtKind::Return(v) => {
                 self.out.push_str("return");

@@ -65,7 +65,7 @@ macro_rules! walker {
                     $expr(cond, f);
                     $stmt(body, f);
                 }
-                StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => {}
+                StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) | StmtKind::UsingDx => {}
             }
         }
 

@@ -109,25 +109,62 @@ fn printed_sample_looks_canonical() {
     assert!(text.contains("Attribs a = h.GetAttributes<Attribs>();"));
 }
 
-/// Shader Model 6.9's `dx::` names parse to the same IR as the plain ones,
-/// with the library marked; the printer then qualifies every SER name, so
-/// the round trip holds.
+/// Shader Model 6.9's `dx::` names parse to the same items as the plain
+/// ones; the library keeps how each use was written (and whether a `using
+/// namespace dx;` was in scope), and the canonical printer writes them back
+/// so, so the round trip holds.
 #[test]
-fn dx_namespace_names_round_trip_qualified() {
+fn dx_namespace_names_round_trip_as_written() {
     let qualified = "[shader(\"raygeneration\")] void RG() { dx::HitObject h = dx::HitObject::MakeNop(); dx::MaybeReorderThread(h); HitObject n = HitObject::MakeNop(); }";
     let plain = qualified.replace("dx::", "");
     let (q, p) = (parse(qualified).unwrap(), parse(&plain).unwrap());
     assert!(q.dx_namespace && !p.dx_namespace);
     assert_eq!(q.items, p.items);
+    let written: Vec<bool> = q.name_uses.iter().map(|u| u.qualified).collect();
+    assert_eq!(written, [true, true, true, false, false]);
     let text = print(&q);
     assert!(
         text.contains("dx::HitObject h = dx::HitObject::MakeNop();"),
         "{text}"
     );
     assert!(text.contains("dx::MaybeReorderThread(h);"), "{text}");
-    assert!(text.contains("dx::HitObject n"), "{text}");
+    assert!(
+        text.contains("    HitObject n = HitObject::MakeNop();"),
+        "{text}"
+    );
     assert_eq!(parse(&text).unwrap(), q);
     assert!(!print(&p).contains("dx::"));
+}
+
+/// `using namespace dx;` at file scope and in a block: the uses after it
+/// (in its block) are in its scope, the others not.
+#[test]
+fn using_namespace_dx_scopes() {
+    let text = "void F() { { using namespace dx; HitObject a = HitObject::MakeNop(); } MaybeReorderThread(0, 0); }
+using namespace dx;
+[shader(\"raygeneration\")] void RG() { HitObject b; }";
+    let lib = parse(text).unwrap();
+    let scoped: Vec<(String, bool)> = lib
+        .name_uses
+        .iter()
+        .map(|u| (u.name.clone(), u.in_using_scope))
+        .collect();
+    assert_eq!(
+        scoped,
+        [
+            ("HitObject".to_string(), true),
+            ("HitObject".to_string(), true),
+            ("MaybeReorderThread".to_string(), false),
+            ("HitObject".to_string(), true),
+        ]
+    );
+    assert_eq!(lib.using_dx, [1]);
+    let printed = print(&lib);
+    assert!(
+        printed.contains("using namespace dx;\n[shader"),
+        "{printed}"
+    );
+    assert_eq!(parse(&printed).unwrap(), lib);
 }
 
 /// The forms of one profile a library uses are found, each once.

@@ -180,10 +180,7 @@ impl Program {
             structs.insert(name.to_string(), fields);
         }
         let mut program = Program {
-            library: Library {
-                items: Vec::new(),
-                dx_namespace: false,
-            },
+            library: Library::default(),
             structs,
             functions: BTreeMap::new(),
             buffers: Vec::new(),

@@ -32,6 +32,7 @@ pub fn spelling(profile: Profile, library: &Library) -> Option<Spelling> {
     }
     Some(Spelling {
         dx: profile == Profile::Sm69,
+        as_written: library.names_as_written,
         vk_bindings: Interface::bindings(library)
             .into_iter()
             .map(|(name, binding)| (name, (binding, SET)))

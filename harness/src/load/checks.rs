@@ -231,6 +231,49 @@ pub(super) fn parse_library(
     ser_lang::parse(source).map_err(|e| library_error(spec, e.span.line, at, e.to_string()))
 }
 
+/// The case-level options that change how its library reads: SER's names
+/// as written, and a shader model. Both are Shader Model 6.9's rules, so a
+/// case that sets them lists `sm69` alone.
+pub(super) fn library_options(
+    spec: &CaseSpec,
+    library: &mut Library,
+    at: &dyn Fn(&str) -> String,
+) -> Check<()> {
+    let only_sm69 = spec
+        .profiles
+        .iter()
+        .all(|p| *p == ser_reference::Profile::Sm69);
+    if spec.names == crate::case::NamesSpec::AsWritten {
+        if !only_sm69 {
+            return Err((
+                at("names"),
+                "`as_written` names are Shader Model 6.9's namespace rule: the case must list `sm69` alone".into(),
+            ));
+        }
+        library.names_as_written = true;
+    }
+    if let Some(model) = &spec.shader_model {
+        let well_formed = model
+            .split_once('.')
+            .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok());
+        if !well_formed {
+            return Err((
+                at("shader_model"),
+                format!("`{model}` is not a shader model; expected MAJOR.MINOR, e.g. \"6.8\""),
+            ));
+        }
+        if !only_sm69 {
+            return Err((
+                at("shader_model"),
+                "a shader model is Shader Model 6.9's notion: the case must list `sm69` alone"
+                    .into(),
+            ));
+        }
+        library.shader_model = Some(model.clone());
+    }
+    Ok(())
+}
+
 /// A case that uses a form only some profiles have (a GL_NV-only or
 /// GL_EXT-only function, a Shader Model 6.9 spelling) lists only those.
 pub(super) fn check_profile_forms(

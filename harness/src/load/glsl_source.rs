@@ -185,7 +185,8 @@ fn load_case(
             "missing: expected the shader's stage here or in the defaults".into(),
         )
     })?;
-    let stage = Stage::from_name(&stage_name).ok_or_else(|| {
+    // GLSL source cases are ray tracing modules.
+    let stage = Stage::from_name(&stage_name).filter(|s| s.is_ray_tracing()).ok_or_else(|| {
         err(
             "stage",
             format!("`{stage_name}`: expected raygeneration, closesthit, anyhit, miss, intersection or callable"),

@@ -384,7 +384,8 @@ fn load_case(
     };
     check_dispatch(&dispatch, &at).map_err(|(p, m)| error(p, m))?;
     let source = source.text();
-    let library = parse_library(&spec, &source, &at).map_err(|(p, m)| error(p, m))?;
+    let mut library = parse_library(&spec, &source, &at).map_err(|(p, m)| error(p, m))?;
+    checks::library_options(&spec, &mut library, &at).map_err(|(p, m)| error(p, m))?;
     check_profile_forms(&spec, &library, &at).map_err(|(p, m)| error(p, m))?;
     // The program keeps the library as it was given.
     let program = Program::new(library).map_err(|e| {
@@ -493,13 +494,7 @@ fn layout_case(file: &Path, prefix: &str, spec: &CaseSpec, layout: LayoutExpect)
         scene: spec.scene.clone(),
         shader_table: spec.shader_table.clone(),
         source: String::new(),
-        program: Arc::new(
-            Program::new(Library {
-                items: Vec::new(),
-                dx_namespace: false,
-            })
-            .expect("an empty library is a program"),
-        ),
+        program: Arc::new(Program::new(Library::default()).expect("an empty library is a program")),
         dispatch: Dispatch {
             raygen: String::new(),
             size: [1, 1, 1],

@@ -545,6 +545,7 @@ impl<'a> Thread<'a> {
             StmtKind::DoWhile { body, cond } => self.exec_loop(Some(cond), None, body, true),
             StmtKind::Break => Ok(Flow::Break),
             StmtKind::Continue => Ok(Flow::Continue),
+            StmtKind::UsingDx => Ok(Flow::Next),
             StmtKind::Return(v) => {
                 let v = match v {
                     Some(e) => Some(self.eval(e)?),

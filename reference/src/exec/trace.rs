@@ -523,7 +523,7 @@ impl<'a> Thread<'a> {
             unknown_kind,
             no_attributes(),
         );
-        self.check_can_invoke(&shader, Stage::Intersection)?;
+        self.check_can_invoke(shader, Stage::Intersection)?;
         self.depth += 1;
         self.reorder_point(ReorderPoint::ShaderTransition);
         self.write_logs.push(Vec::new());

@@ -140,7 +140,9 @@ impl Check<'_> {
                 self.nested(body, s)
             }
             StmtKind::Return(Some(e)) => self.expr(e, s),
-            StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => Ok(()),
+            StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) | StmtKind::UsingDx => {
+                Ok(())
+            }
         }
     }
 

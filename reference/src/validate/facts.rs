@@ -130,7 +130,11 @@ impl<'p> Facts<'p> {
                 self.stmt(body);
             }
             StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => self.stmt(body),
-            StmtKind::Expr(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Return(_) => {}
+            StmtKind::Expr(_)
+            | StmtKind::Break
+            | StmtKind::Continue
+            | StmtKind::Return(_)
+            | StmtKind::UsingDx => {}
         }
     }
 

@@ -15,6 +15,7 @@
 
 mod constant;
 mod facts;
+mod names;
 mod operands;
 mod paq;
 mod paq_declaration;
@@ -148,6 +149,10 @@ codes! {
         "a constant miss shader index with bits above the lowest 16";
     HintBits = "hint_bits", Warning,
         "a constant coherence hint bit count over 32";
+    SerNameUndeclared = "ser_name_undeclared", Error,
+        "an unqualified HitObject or MaybeReorderThread with no `using namespace dx;` in scope (Shader Model 6.9 declares them in namespace dx; cases whose names are taken as written)";
+    ShaderModel = "shader_model", Error,
+        "HitObject, MaybeReorderThread, reordercoherent or REORDER_SCOPE in a library compiled for a shader model below 6.9";
     RayFlagsCombination = "ray_flags_combination", Warning,
         "a constant ray flag combination the traversal rules call invalid";
 }
@@ -165,6 +170,7 @@ impl DiagCode {
         match self {
             HitObjectStage | ReorderStage | TraceRayStage | HitObjectStorage => true,
             ReorderCoherentResource => profile.has_reorder_scope(),
+            SerNameUndeclared | ShaderModel => profile == Profile::Sm69,
             // DXR's payload access qualifiers, which every HLSL profile
             // runs on (`dxr.paq.local_copy.compiler_attempts_to_warn`).
             PayloadAccess => profile.is_hlsl(),
@@ -256,6 +262,7 @@ pub fn validate(program: &Program, profile: Profile, limits: &Limits) -> Vec<Dia
     ray_query::check(&mut v);
     paq_declaration::check(&mut v);
     paq_use::check(&mut v);
+    names::check(&mut v);
     v.out.sort_by_key(|d| (d.span.line, d.span.column, d.code));
     // One finding per code and place, however many entry points reach it.
     v.out.dedup_by(|a, b| {

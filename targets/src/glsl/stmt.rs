@@ -149,6 +149,8 @@ impl Emitter<'_> {
                 self.line(&format!("}} while ({});", strip(c)));
             }
             StmtKind::Break => self.line("break;"),
+            // HLSL's namespace of SER names; GLSL has none.
+            StmtKind::UsingDx => {}
             StmtKind::Continue => self.line("continue;"),
             StmtKind::Return(None) => self.line("return;"),
             StmtKind::Return(Some(e)) => {
