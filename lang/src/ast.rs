@@ -41,6 +41,22 @@ pub struct Library {
     pub shader_model: Option<String>,
 }
 
+impl Library {
+    /// A struct's fields with those it inherits: its base's (recursively)
+    /// first, then its own, as HLSL lays a derived struct out.
+    pub fn fields_of<'a>(&'a self, s: &'a StructDecl) -> Vec<&'a Field> {
+        let base = s.base.as_deref().and_then(|b| {
+            self.items.iter().find_map(|i| match i {
+                Item::Struct(d) if d.name == b => Some(d),
+                _ => None,
+            })
+        });
+        let mut out = base.map(|b| self.fields_of(b)).unwrap_or_default();
+        out.extend(&s.fields);
+        out
+    }
+}
+
 /// One use of a SER name.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NameUse {
@@ -117,6 +133,9 @@ impl Attribute {
 pub struct StructDecl {
     pub attributes: Vec<Attribute>,
     pub name: String,
+    /// `struct D : B { ... }`: D's fields are B's, then its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
     pub fields: Vec<Field>,
     pub span: Span,
 }
@@ -605,6 +624,11 @@ impl BinaryOp {
             Add | Sub => 9,
             Mul | Div | Rem => 10,
         }
+    }
+
+    /// `|`, `&`, `^`.
+    pub fn is_bitwise(self) -> bool {
+        matches!(self, BinaryOp::BitOr | BinaryOp::BitAnd | BinaryOp::BitXor)
     }
 
     pub fn is_comparison(self) -> bool {

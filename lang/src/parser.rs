@@ -384,6 +384,15 @@ impl<'s> Parser<'s> {
         let name_text = self.ident_text()?;
         let name = name_text.to_string();
         self.within = Some(name.clone());
+        let base = if self.eat_punct(":") {
+            let base = self.ident()?;
+            if !self.is_struct(&base) {
+                return self.error("a struct declared before, as the base");
+            }
+            Some(base)
+        } else {
+            None
+        };
         self.expect_punct("{")?;
         let mut fields = Vec::new();
         while !self.eat_punct("}") {
@@ -394,6 +403,7 @@ impl<'s> Parser<'s> {
         Ok(StructDecl {
             attributes,
             name,
+            base,
             fields,
             span,
         })
@@ -623,7 +633,7 @@ impl<'s> Parser<'s> {
         match self.peek_at(k) {
             Tok::Ident(s) => {
                 numeric_type(s).is_some()
-                    || matches!(s, "void" | "HitObject" | "RayQuery")
+                    || matches!(s, "void" | "HitObject" | "RayQuery" | "vector")
                     || self.is_struct(s)
                     || names::STAGE_OBJECTS.contains(&s)
             }
@@ -649,14 +659,29 @@ impl<'s> Parser<'s> {
                 self.bump();
                 Ok(Type::HitObject)
             }
+            "vector" => {
+                self.bump();
+                self.expect_punct("<")?;
+                let Type::Scalar(scalar) = self.ty()? else {
+                    return self.error("a scalar type (`vector<float, 5>`)");
+                };
+                self.expect_punct(",")?;
+                let n = self.uint_literal()?;
+                self.expect_punct(">")?;
+                match u8::try_from(n) {
+                    Ok(n) if n >= 1 => Ok(Type::Vector(scalar, n)),
+                    _ => self.error("a vector length from 1 to 255"),
+                }
+            }
             "RayQuery" => {
                 self.bump();
                 self.expect_punct("<")?;
-                // The flags argument ends at `>`: no comparison or shift
-                // operator is taken as part of it (parenthesise those).
-                let flags = self.nested(Self::unary)?;
+                // The flags argument ends at `>`: flags combine with `|`,
+                // `&` and `^`; no comparison or shift operator is taken as
+                // part of it (parenthesise those).
+                let flags = self.nested(Self::template_argument)?;
                 let query_flags = if self.eat_punct(",") {
-                    Some(Box::new(self.nested(Self::unary)?))
+                    Some(Box::new(self.nested(Self::template_argument)?))
                 } else {
                     None
                 };
@@ -947,6 +972,24 @@ impl<'s> Parser<'s> {
         })
     }
 
+    /// A constant template argument: operands joined by the bitwise
+    /// operators (`RAY_FLAG_A | RAY_FLAG_B`), which a `>` ends.
+    fn template_argument(&mut self) -> PResult<Expr> {
+        self.operand_scope(|p| {
+            let mut lhs = p.unary()?;
+            while let Some(op) = p.peek_binary_op().filter(|op| op.is_bitwise()) {
+                let span = p.wrap()?;
+                p.bump();
+                let rhs = p.nested(Self::unary)?;
+                lhs = Expr {
+                    kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                    span,
+                };
+            }
+            Ok(lhs)
+        })
+    }
+
     fn peek_binary_op(&self) -> Option<BinaryOp> {
         match self.peek() {
             Tok::Punct(p) => binary_op(p),
@@ -1128,6 +1171,9 @@ impl<'s> Parser<'s> {
                         return self.error("`(` after a type name (a constructor)");
                     }
                     ExprKind::Construct(ty, self.args()?)
+                } else if name == "HitObject" && self.is_punct("(") {
+                    // `dx::HitObject()`: a default-initialised hit object.
+                    ExprKind::Construct(Type::HitObject, self.args()?)
                 } else if matches!(self.peek(), Tok::Punct("::")) {
                     self.bump();
                     let method = self.ident()?;

@@ -165,7 +165,11 @@ impl Printer<'_> {
                 for a in &s.attributes {
                     let _ = write!(self.out, "[{}] ", a.name);
                 }
-                let _ = writeln!(self.out, "{} {{", s.name);
+                let _ = write!(self.out, "{}", s.name);
+                if let Some(b) = &s.base {
+                    let _ = write!(self.out, " : {b}");
+                }
+                self.out.push_str(" {\n");
                 self.fields(&s.fields);
                 self.out.push_str("};\n");
             }
@@ -297,6 +301,11 @@ impl Printer<'_> {
         match t {
             Type::Void => self.out.push_str("void"),
             Type::Scalar(s) => self.out.push_str(s.name()),
+            // Longer than 4: Shader Model 6.9's long vectors, which have
+            // no `float5` name.
+            Type::Vector(s, n) if *n > 4 => {
+                let _ = write!(self.out, "vector<{}, {n}>", s.name());
+            }
             Type::Vector(s, n) => {
                 let _ = write!(self.out, "{}{n}", s.name());
             }
@@ -307,10 +316,10 @@ impl Printer<'_> {
             Type::HitObject => self.ser_name("HitObject"),
             Type::RayQuery(flags, query_flags) => {
                 self.out.push_str("RayQuery<");
-                self.expr(flags, POSTFIX);
+                self.template_argument(flags);
                 if let Some(q) = query_flags {
                     self.out.push_str(", ");
-                    self.expr(q, POSTFIX);
+                    self.template_argument(q);
                 }
                 self.out.push('>');
             }
@@ -498,6 +507,19 @@ impl Printer<'_> {
 
     /// Prints `e` in a context that binds at strength `min`: parenthesised
     /// when `e` binds more loosely.
+    /// A `RayQuery` template argument: flags joined by bitwise operators
+    /// bare, anything else that is not an operand in parentheses.
+    fn template_argument(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Binary(op, a, b) if op.is_bitwise() => {
+                self.template_argument(a);
+                let _ = write!(self.out, " {} ", op.symbol());
+                self.expr(b, POSTFIX);
+            }
+            _ => self.expr(e, POSTFIX),
+        }
+    }
+
     fn expr(&mut self, e: &Expr, min: u8) {
         let own = strength(e);
         let paren = own < min;

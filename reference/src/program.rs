@@ -211,13 +211,21 @@ impl Program {
                             ),
                         ));
                     }
-                    if let Some(access) = crate::payload::PayloadAccess::of(s, &program.payloads) {
+                    // A derived struct is read with the fields it inherits.
+                    let flat = StructDecl {
+                        base: None,
+                        fields: library.fields_of(s).into_iter().cloned().collect(),
+                        ..s.clone()
+                    };
+                    if let Some(access) =
+                        crate::payload::PayloadAccess::of(&flat, &program.payloads)
+                    {
                         program.payloads.insert(s.name.clone(), access);
                     }
-                    shapes.add_struct(s)?;
+                    shapes.add_struct(&flat)?;
                     program.structs.insert(
                         s.name.clone(),
-                        s.fields
+                        flat.fields
                             .iter()
                             .map(|f| (f.name.clone(), f.ty.clone()))
                             .collect(),

@@ -358,7 +358,10 @@ fn emit(args: EmitArgs) -> ExitCode {
     if hlsl {
         return match ser_targets::hlsl::library(case.library(), profile) {
             Ok(text) => {
-                println!("// {} ({profile}), HLSL for Vulkan\n{text}", case.id);
+                say(&format!(
+                    "// {} ({profile}), HLSL for Vulkan\n{text}",
+                    case.id
+                ));
                 ExitCode::SUCCESS
             }
             Err(e) => fail(e),
@@ -378,7 +381,10 @@ fn emit(args: EmitArgs) -> ExitCode {
             continue;
         };
         match ser_targets::glsl::entry_point(case.library(), &entry, &interface, spelling) {
-            Ok(g) => println!("// ---- {entry} ({:?}, {profile})\n{}", g.stage, g.source),
+            Ok(g) => say(&format!(
+                "// ---- {entry} ({:?}, {profile})\n{}",
+                g.stage, g.source
+            )),
             Err(e) => return fail(format!("`{entry}`: {e}")),
         }
     }
@@ -592,13 +598,18 @@ fn main() -> ExitCode {
         Some(Command::ProtocolSchemas { dir }) => return protocol_schemas(&dir),
         Some(Command::Capabilities) => {
             for (name, what) in ser_harness::capability::CAPABILITIES {
-                println!("{name}\t{what}");
+                say(&format!("{name}\t{what}"));
             }
             return ExitCode::SUCCESS;
         }
         Some(Command::Codes) => {
             for c in ser_reference::validate::DiagCode::ALL {
-                println!("{}\t{}\t{}", c.name(), c.severity().name(), c.meaning());
+                say(&format!(
+                    "{}\t{}\t{}",
+                    c.name(),
+                    c.severity().name(),
+                    c.meaning()
+                ));
             }
             return ExitCode::SUCCESS;
         }
@@ -790,4 +801,18 @@ fn run_suite(args: RunArgs) -> ExitCode {
         return ExitCode::from(ser_harness::output::OUTPUT_FAILED);
     }
     ExitCode::from(run.conclusion.exit_code)
+}
+
+/// One line of a listing on standard output. A reader that stops early
+/// (`| head`) ends the listing quietly, not with a panic.
+fn say(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{line}") {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("ser-conformance: standard output: {e}");
+        std::process::exit(4);
+    }
 }

@@ -101,6 +101,11 @@ impl<'a> Thread<'a> {
                 template,
                 args,
             } => self.method_call(receiver, method, template.as_ref(), args),
+            // `HitObject()`: "A HitObject is default-initialized to encode a
+            // NOP-HitObject" (`ser.hit_object.type.default_initialized_to_nop`).
+            ExprKind::Construct(Type::HitObject, _) => Ok(Value::HitObject(Box::new(
+                crate::hit_object::HitObject::Nop,
+            ))),
             ExprKind::Construct(ty, args) => {
                 let mut comps = Vec::new();
                 for a in args {

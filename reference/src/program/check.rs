@@ -255,6 +255,9 @@ impl Check<'_> {
                 }
                 self.call(e, b, template.as_ref(), args, s)
             }
+            ExprKind::Construct(Type::HitObject, args) if !args.is_empty() => {
+                fail("`HitObject()` takes no arguments: it is a NOP-HitObject".into())
+            }
             ExprKind::Construct(_, args) => args.iter().try_for_each(|a| self.expr(a, s)),
             ExprKind::Cast(_, x) | ExprKind::Unary(_, x) | ExprKind::IncDec { target: x, .. } => {
                 self.expr(x, s)

@@ -244,7 +244,7 @@ impl<'a> Emitter<'a> {
                 Item::Struct(s) => {
                     structs.insert(
                         s.name.clone(),
-                        s.fields
+                        lib.fields_of(s)
                             .iter()
                             .map(|f| (f.name.clone(), f.ty.clone()))
                             .collect(),
@@ -410,9 +410,12 @@ impl<'a> Emitter<'a> {
         let mut all: Vec<(String, Vec<(String, Type)>)> = builtin_structs();
         for item in &self.lib.items {
             if let Item::Struct(s) = item {
+                // GLSL has no inheritance: a derived struct is declared
+                // with its inherited fields written out.
                 all.push((
                     s.name.clone(),
-                    s.fields
+                    self.lib
+                        .fields_of(s)
                         .iter()
                         .map(|f| (f.name.clone(), f.ty.clone()))
                         .collect(),
