@@ -262,12 +262,16 @@ fn schedule(
     }
 }
 
-/// The threads' stacks, kept for the next run on the same OS thread:
-/// mapping a fresh stack for each thread of each run would cost more than
-/// a small run.
+/// The threads' stacks, kept for the next run: mapping a fresh stack for
+/// each thread of each run would cost more than a small run. One pool for
+/// the process, within a budget of maps: each stack is two memory maps
+/// (the stack and its guard page), and Linux allows 65,530 maps to a
+/// process, so runs that together would need more wait for stacks to come
+/// back instead of failing (two dispatches of 16,384 threads on two test
+/// threads).
 mod stacks {
     use corosensei::stack::DefaultStack;
-    use std::cell::RefCell;
+    use std::sync::{Condvar, Mutex};
 
     /// Each thread's stack. The evaluator recurses on it, up to
     /// [`super::super::MAX_EVALUATION_DEPTH`] levels: the programs of
@@ -275,26 +279,72 @@ mod stacks {
     /// build. Only the pages a thread touches are backed by memory.
     pub const THREAD_STACK: usize = 64 << 20;
 
-    thread_local! {
-        static FREE: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+    /// The most stacks mapped at once: 49,152 maps, with room left for the
+    /// rest of the process. A run needs one stack per thread; the loader
+    /// allows 16,384 threads.
+    pub const BUDGET: usize = 24_576;
+
+    struct Pool {
+        free: Vec<DefaultStack>,
+        /// Stacks mapped, free or in use.
+        mapped: usize,
+        budget: usize,
     }
 
-    /// `n` stacks, reused where the pool has them.
-    pub fn take(n: usize) -> std::io::Result<Vec<DefaultStack>> {
-        let mut out: Vec<DefaultStack> = FREE.with(|f| {
-            let mut free = f.borrow_mut();
-            let keep = free.len().saturating_sub(n);
-            free.split_off(keep)
-        });
-        while out.len() < n {
-            out.push(DefaultStack::new(THREAD_STACK)?);
+    impl Pool {
+        /// `n` stacks, reused where there are free ones; `None` while the
+        /// budget is taken by stacks in use.
+        fn take(&mut self, n: usize) -> Option<std::io::Result<Vec<DefaultStack>>> {
+            if self.free.len() + (self.budget - self.mapped) < n {
+                return None;
+            }
+            let keep = self.free.len().saturating_sub(n);
+            let mut out = self.free.split_off(keep);
+            while out.len() < n {
+                match DefaultStack::new(THREAD_STACK) {
+                    Ok(stack) => {
+                        self.mapped += 1;
+                        out.push(stack);
+                    }
+                    Err(e) => {
+                        self.free.extend(out);
+                        return Some(Err(e));
+                    }
+                }
+            }
+            Some(Ok(out))
         }
-        Ok(out)
+    }
+
+    static POOL: Mutex<Pool> = Mutex::new(Pool {
+        free: Vec::new(),
+        mapped: 0,
+        budget: BUDGET,
+    });
+    static RETURNED: Condvar = Condvar::new();
+
+    /// `n` stacks from the process's pool; waits while the budget is taken
+    /// by other runs.
+    pub fn take(n: usize) -> std::io::Result<Vec<DefaultStack>> {
+        if n > BUDGET {
+            return Err(std::io::Error::other(format!(
+                "{n} threads need more stacks than the {BUDGET} the reference maps at once"
+            )));
+        }
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(taken) = pool.take(n) {
+                return taken;
+            }
+            pool = RETURNED.wait(pool).unwrap_or_else(|e| e.into_inner());
+        }
     }
 
     /// Returns stacks to the pool.
     pub fn give_back(stacks: Vec<DefaultStack>) {
-        FREE.with(|f| f.borrow_mut().extend(stacks));
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        pool.free.extend(stacks);
+        RETURNED.notify_all();
     }
 
     #[cfg(test)]
@@ -302,14 +352,32 @@ mod stacks {
         use super::*;
         use corosensei::stack::Stack;
 
+        fn pool(budget: usize) -> Pool {
+            Pool {
+                free: Vec::new(),
+                mapped: 0,
+                budget,
+            }
+        }
+
         #[test]
         fn a_later_run_reuses_the_stacks_of_an_earlier_one() {
-            let first = take(3).expect("maps three stacks");
+            let mut p = pool(4);
+            let first = p.take(3).expect("within budget").expect("maps");
             let bases: Vec<usize> = first.iter().map(|s| s.base().get()).collect();
-            give_back(first);
-            let second = take(2).expect("takes two from the pool");
+            p.free.extend(first);
+            let second = p.take(2).expect("within budget").expect("reuses");
             assert!(second.iter().all(|s| bases.contains(&s.base().get())));
-            give_back(second);
+            assert_eq!(p.mapped, 3);
+        }
+
+        #[test]
+        fn a_run_waits_while_the_budget_is_in_use() {
+            let mut p = pool(4);
+            let running = p.take(3).expect("within budget").expect("maps");
+            assert!(p.take(2).is_none(), "only one stack is left to map");
+            p.free.extend(running);
+            assert!(p.take(2).is_some(), "the first run's stacks came back");
         }
     }
 }
