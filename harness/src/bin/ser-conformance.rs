@@ -121,7 +121,8 @@ struct ServeArgs {
     #[arg(long, default_value = "none")]
     schedule: String,
     /// Misbehave on chosen cases, for testing runners: KIND=TEXT with KIND
-    /// one of hang, crash, garbage, wrong_id, decline, on cases whose id
+    /// one of hang, crash, garbage, wrong_id, decline, twice, late, binary,
+    /// orphan (docs/protocol.md says what each does), on cases whose id
     /// contains TEXT (an empty TEXT: every case). Repeatable.
     #[arg(long = "fault", value_parser = clap::value_parser!(Fault))]
     faults: Vec<Fault>,
