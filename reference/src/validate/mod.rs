@@ -14,6 +14,7 @@
 //! absent from Shader Model 6.9.
 
 mod constant;
+mod copies;
 mod facts;
 mod names;
 mod operands;
@@ -149,6 +150,8 @@ codes! {
         "a constant miss shader index with bits above the lowest 16";
     HintBits = "hint_bits", Warning,
         "a constant coherence hint bit count over 32";
+    HitObjectCopy = "hit_object_copy", Error,
+        "a hit object copied (assigned, initialised from another, returned, or passed out or inout): GLSL's hitObject is an opaque type (Vulkan profiles)";
     SerNameUndeclared = "ser_name_undeclared", Error,
         "an unqualified HitObject or MaybeReorderThread with no `using namespace dx;` in scope (Shader Model 6.9 declares them in namespace dx; cases whose names are taken as written)";
     ShaderModel = "shader_model", Error,
@@ -171,6 +174,7 @@ impl DiagCode {
             HitObjectStage | ReorderStage | TraceRayStage | HitObjectStorage => true,
             ReorderCoherentResource => profile.has_reorder_scope(),
             SerNameUndeclared | ShaderModel => profile == Profile::Sm69,
+            HitObjectCopy => !profile.is_hlsl(),
             // DXR's payload access qualifiers, which every HLSL profile
             // runs on (`dxr.paq.local_copy.compiler_attempts_to_warn`).
             PayloadAccess => profile.is_hlsl(),
@@ -263,6 +267,7 @@ pub fn validate(program: &Program, profile: Profile, limits: &Limits) -> Vec<Dia
     paq_declaration::check(&mut v);
     paq_use::check(&mut v);
     names::check(&mut v);
+    copies::check(&mut v);
     v.out.sort_by_key(|d| (d.span.line, d.span.column, d.code));
     // One finding per code and place, however many entry points reach it.
     v.out.dedup_by(|a, b| {
