@@ -198,9 +198,7 @@ fn answer_batch(backend: &dyn Backend, requests: &[String], faults: &[Fault]) ->
                     .find(|f| request.id.contains(&f.id_contains))
                     .map(|f| f.kind);
                 match fault {
-                    Some(FaultKind::Hang) => loop {
-                        std::thread::sleep(std::time::Duration::from_secs(3600));
-                    },
+                    Some(FaultKind::Hang) => hang(),
                     Some(FaultKind::Crash) => {
                         eprintln!("injected crash on `{}`", request.id);
                         std::process::abort()
@@ -281,4 +279,20 @@ fn answer_batch(backend: &dyn Backend, requests: &[String], faults: &[Fault]) ->
         }
     }
     out
+}
+
+/// The `hang` fault: answers nothing, until the runner that started this
+/// process has gone (a runner that times the case out ends the process
+/// group; one killed outright leaves this process to its new parent, which
+/// is how it learns to exit instead of hanging on as an orphan).
+fn hang() -> ! {
+    // SAFETY: getppid has no preconditions and cannot fail.
+    let parent = unsafe { libc::getppid() };
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        // SAFETY: as above.
+        if unsafe { libc::getppid() } != parent {
+            std::process::exit(0);
+        }
+    }
 }
