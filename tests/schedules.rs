@@ -30,9 +30,26 @@ fn runtime_cases() -> Vec<Case> {
         .collect()
 }
 
+/// The most threads a case may have to be run under the adversarial
+/// schedules. The 16,384-thread counterparts of the Vulkan CTS's large
+/// dispatches (`cases/peers/vk_cts/large_dim.json`, `*_16384`) take seconds
+/// a run in a debug build, and 21 runs each (the default schedule, then ten
+/// others, each run and judged) made this test about 9 minutes longer on 2
+/// cores. Each has a 4,096-thread twin (the same scene and shaders over a
+/// quarter of the launch), which stays here and keeps the schedule
+/// coverage; `tests/suite.rs` still runs the large ones under each of their
+/// profiles. (They passed these schedules when added.)
+const MAX_SCHEDULED_THREADS: u64 = 4096;
+
+fn threads(case: &Case) -> u64 {
+    case.dispatch.size.iter().map(|&n| u64::from(n)).product()
+}
+
 #[test]
 fn legal_outcomes_do_not_depend_on_the_schedule() {
-    let cases = runtime_cases();
+    let (cases, large): (Vec<Case>, Vec<Case>) = runtime_cases()
+        .into_iter()
+        .partition(|c| threads(c) <= MAX_SCHEDULED_THREADS);
     let mut problems = Vec::new();
     let mut runs = 0;
     for case in &cases {
@@ -59,7 +76,11 @@ fn legal_outcomes_do_not_depend_on_the_schedule() {
             }
         }
     }
-    println!("{} runtime cases, {runs} adversarial runs", cases.len());
+    println!(
+        "{} runtime cases, {runs} adversarial runs; {} case(s) over {MAX_SCHEDULED_THREADS} threads left out",
+        cases.len(),
+        large.len()
+    );
     assert!(
         problems.is_empty(),
         "{} problem(s):\n{}",

@@ -150,9 +150,10 @@ fn check_motion_instance(spec: &CaseSpec, t1: &Transform, path: &str) -> Check<(
 
 /// The most threads a dispatch may have: the reference runs every thread
 /// on a stack of its own (`ser_reference::exec`), two memory maps each, and
-/// Linux's default limit of 65,530 maps per process leaves room for 16,384
-/// such threads with the runner's own. The Vulkan CTS's large dispatches
-/// (349,830 threads) are ported at this size (`docs/peers/vk-cts.md`).
+/// maps at most 24,576 stacks at once, under Linux's default limit of 65,530
+/// maps per process; a dispatch waits while others hold them. The Vulkan
+/// CTS's large dispatches (349,830 threads and more) are ported at this size
+/// (`cases/peers/vk_cts/large_dim.json`, `docs/peers/vk-cts.md`).
 pub(crate) const MAX_THREADS: u64 = 16_384;
 
 /// The dispatch size and wave size are in range.
