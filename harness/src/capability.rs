@@ -112,26 +112,18 @@ fn is_ser_call(e: &Expr) -> bool {
 /// Whether a library's declarations use SER: a `HitObject` in a type, or a
 /// `reordercoherent` resource.
 fn declares_ser(lib: &Library) -> bool {
-    ser_lang::visit::types(lib).any(has_hit_object)
+    ser_lang::visit::types(lib).any(Type::is_hit_object_or_array)
         || lib.items.iter().any(|item| match item {
-            Item::Struct(s) => s.fields.iter().any(|f| has_hit_object(&f.ty)),
-            Item::GroupShared(g) => has_hit_object(&g.ty),
+            Item::Struct(s) => s.fields.iter().any(|f| f.ty.is_hit_object_or_array()),
+            Item::GroupShared(g) => g.ty.is_hit_object_or_array(),
             Item::Resource(r) => {
                 r.storage.iter().any(|s| s == "reordercoherent")
-                    || r.kind.element().is_some_and(has_hit_object)
+                    || r.kind.element().is_some_and(Type::is_hit_object_or_array)
             }
             Item::Global(g) => {
-                has_hit_object(&g.ty) || g.storage.iter().any(|s| s == "reordercoherent")
+                g.ty.is_hit_object_or_array() || g.storage.iter().any(|s| s == "reordercoherent")
             }
-            Item::CBuffer(c) => c.fields.iter().any(|f| has_hit_object(&f.ty)),
+            Item::CBuffer(c) => c.fields.iter().any(|f| f.ty.is_hit_object_or_array()),
             Item::Function(f) => f.qualifiers.iter().any(|s| s == "reordercoherent"),
         })
-}
-
-fn has_hit_object(t: &Type) -> bool {
-    match t {
-        Type::HitObject => true,
-        Type::Array(elem, _) => has_hit_object(elem),
-        _ => false,
-    }
 }

@@ -36,9 +36,17 @@ pub struct Library {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub names_as_written: bool,
     /// The shader model the library is compiled for (`"6.8"`), where the
-    /// case says: availability rules read it. None: the profile's own.
+    /// case says: availability rules read it ([`shader_model_version`]).
+    /// None: the profile's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shader_model: Option<String>,
+}
+
+/// A shader model written `MAJOR.MINOR` as (major, minor); `None` for
+/// anything else.
+pub fn shader_model_version(model: &str) -> Option<(u32, u32)> {
+    let (major, minor) = model.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 impl Library {
@@ -381,6 +389,18 @@ pub enum Type {
         element: Box<Type>,
         count: Option<u32>,
     },
+}
+
+impl Type {
+    /// A `HitObject`, or an array of them (at any depth); not a struct
+    /// that holds one, which needs the library's structs to tell.
+    pub fn is_hit_object_or_array(&self) -> bool {
+        match self {
+            Type::HitObject => true,
+            Type::Array(e, _) => e.is_hit_object_or_array(),
+            _ => false,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

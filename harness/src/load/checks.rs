@@ -254,10 +254,7 @@ pub(super) fn library_options(
         library.names_as_written = true;
     }
     if let Some(model) = &spec.shader_model {
-        let well_formed = model
-            .split_once('.')
-            .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok());
-        if !well_formed {
+        if ser_lang::ast::shader_model_version(model).is_none() {
             return Err((
                 at("shader_model"),
                 format!("`{model}` is not a shader model; expected MAJOR.MINOR, e.g. \"6.8\""),

@@ -12,19 +12,12 @@
 
 use super::{DiagCode, Validator};
 use crate::profile::Profile;
-use ser_lang::ast::{ExprKind, FunctionDecl, Item, ParamMode, StmtKind, Type};
+use ser_lang::ast::{ExprKind, FunctionDecl, Item, ParamMode, StmtKind};
 
-/// A hit object, or an array of them. (A struct with a hit object member is
-/// no GLSL at all: "members of a structure cannot be declared with this
-/// type", which the GLSL-source cases check.)
-fn is_hit_object(t: &Type) -> bool {
-    match t {
-        Type::HitObject => true,
-        Type::Array(e, _) => is_hit_object(e),
-        _ => false,
-    }
-}
-
+/// Copies of a hit object or an array of them ([`ser_lang::ast::Type::
+/// is_hit_object_or_array`]). (A struct with a hit object member is no
+/// GLSL at all: "members of a structure cannot be declared with this type",
+/// which the GLSL-source cases check.)
 pub fn check(v: &mut Validator) {
     let clause = match v.profile {
         Profile::VulkanNv => "glsl_nv.types.hit_object.behaves_like_opaque_types",
@@ -41,7 +34,7 @@ pub fn check(v: &mut Validator) {
             if let ExprKind::Assign(None, target, value) = &e.kind {
                 let holds = facts
                     .type_of(program, target)
-                    .is_some_and(|t| is_hit_object(&t));
+                    .is_some_and(|t| t.is_hit_object_or_array());
                 if holds && !records(&value.kind) {
                     copies.push((e.span, "an assignment of a hit object".to_string()));
                 }
@@ -49,7 +42,7 @@ pub fn check(v: &mut Validator) {
         }
         ser_lang::nesting::statements(&f.body, |s| {
             if let StmtKind::Decl(d) = &s.kind {
-                if !is_hit_object(&d.ty) {
+                if !d.ty.is_hit_object_or_array() {
                     return;
                 }
                 for dc in &d.declarators {
@@ -76,7 +69,7 @@ pub fn check(v: &mut Validator) {
 
 /// A function that returns a hit object, or takes one `out` or `inout`.
 fn signature(v: &mut Validator, f: &FunctionDecl, clause: &str) {
-    if is_hit_object(&f.return_type) {
+    if f.return_type.is_hit_object_or_array() {
         v.report(
             DiagCode::HitObjectCopy,
             clause,
@@ -86,7 +79,8 @@ fn signature(v: &mut Validator, f: &FunctionDecl, clause: &str) {
         );
     }
     for p in &f.params {
-        if p.mode != ParamMode::Default && p.mode != ParamMode::In && is_hit_object(&p.ty) {
+        if p.mode != ParamMode::Default && p.mode != ParamMode::In && p.ty.is_hit_object_or_array()
+        {
             v.report(
                 DiagCode::HitObjectCopy,
                 clause,

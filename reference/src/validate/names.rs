@@ -14,7 +14,7 @@
 //!   (the suite's reading, stated on the clause).
 
 use super::{DiagCode, Validator};
-use ser_lang::ast::{ExprKind, Item, Library};
+use ser_lang::ast::{shader_model_version, ExprKind, Item, Library};
 use ser_lang::Span;
 
 const NAMESPACE_CLAUSE: &str = "sm69.solution.namespace_dx.types_and_intrinsics_in_dx";
@@ -53,11 +53,10 @@ pub fn check(v: &mut Validator) {
     }
 }
 
-/// Whether `major.minor` is below 6.9.
+/// Whether `major.minor` is below 6.9 (the loader refuses any other form;
+/// one that comes another way is taken as below).
 pub fn before_6_9(model: &str) -> bool {
-    let mut parts = model.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
-    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
-    (major, minor) < (6, 9)
+    shader_model_version(model).is_none_or(|v| v < (6, 9))
 }
 
 /// Every use of what Shader Model 6.9 adds: SER's names, the
